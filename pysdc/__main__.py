@@ -1,0 +1,8 @@
+"""``python -m pysdc``: the pysdc command line (see :mod:`pysdc.cli`)."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

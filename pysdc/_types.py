@@ -1,0 +1,84 @@
+"""The pandas <-> R type correspondence that defines "the same input".
+
+============================  ==================
+pandas dtype                  R class
+============================  ==================
+float64 (float32, Float64)    numeric (double)
+int64 / Int64 (any int)       integer
+bool / boolean                logical
+object / str / string         character
+Categorical                   factor
+ordered Categorical           ordered factor
+datetime64                    POSIXct
+============================  ==================
+
+NaN, None, ``pd.NA`` and ``NaT`` all mean R's ``NA``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._errors import InvalidParameterError
+
+__all__ = ["r_class", "as_float", "as_r_numeric", "R_CLASSES"]
+
+R_CLASSES = ("numeric", "integer", "logical", "character", "factor", "ordered", "POSIXct")
+
+
+def r_class(s: pd.Series) -> str:
+    """Return the R class a pandas column corresponds to."""
+    dt = s.dtype
+    if isinstance(dt, pd.CategoricalDtype):
+        return "ordered" if dt.ordered else "factor"
+    if pd.api.types.is_bool_dtype(dt):
+        return "logical"
+    if pd.api.types.is_integer_dtype(dt):
+        return "integer"
+    if pd.api.types.is_float_dtype(dt):
+        return "numeric"
+    if pd.api.types.is_datetime64_any_dtype(dt):
+        return "POSIXct"
+    if pd.api.types.is_string_dtype(dt) or dt == object:
+        return "character"
+    if pd.api.types.is_complex_dtype(dt):
+        raise InvalidParameterError(
+            f"column {s.name!r} has complex dtype {dt}; sdcMicro has no complex data. "
+            "Convert it to float first."
+        )
+    raise InvalidParameterError(
+        f"column {s.name!r} has dtype {dt}, which has no R counterpart in pysdc's type table "
+        "(float, int, bool, str/object, Categorical, datetime64)."
+    )
+
+
+def as_float(s: pd.Series, *, copy: bool = True) -> np.ndarray:
+    """Values of a numeric, integer or logical column as float64, NA as NaN.
+
+    With ``copy=False`` a float64 column's own buffer may be returned (do not modify it).
+    """
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        raise InvalidParameterError(f"column {s.name!r} is categorical, not numeric")
+    values = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.array(values, dtype=np.float64) if copy else np.asarray(values, dtype=np.float64)
+
+
+def as_r_numeric(s: pd.Series) -> np.ndarray:
+    """What R's ``as.numeric`` makes of a column.
+
+    Factors become their 1-based codes, character columns become all ``NA``
+    (sdcMicro's freqCalc does exactly this), logicals 0/1, NA stays NaN.
+    """
+    cls = r_class(s)
+    if cls in ("factor", "ordered"):
+        codes = s.cat.codes.to_numpy().astype(np.float64)
+        codes[codes < 0] = np.nan
+        return codes + 1.0
+    if cls == "character":
+        return np.full(len(s), np.nan)
+    if cls == "POSIXct":
+        v = s.to_numpy(dtype="datetime64[ns]").astype("int64").astype(np.float64) / 1e9
+        v[s.isna().to_numpy()] = np.nan
+        return v
+    return as_float(s)
