@@ -256,8 +256,8 @@ def python_worker(data_dir: Path, out_file: Path, repeats: int, slow: float, tas
     import scipy.linalg  # noqa: F401
     import scipy.stats  # noqa: F401
 
-    import pysdc._ldiversity  # noqa: F401
-    import pysdc._mcd  # noqa: F401
+    import pysdc.core.ldiversity  # noqa: F401
+    import pysdc.core.mcd  # noqa: F401
 
     frames = load_frames(data_dir)
     n = len(frames["dat"])

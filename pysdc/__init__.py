@@ -27,8 +27,8 @@ from ._results import (
     IndivRiskResult,
     MeasureRiskResult,
 )
-from ._utility import d_utility, il_correl, il_variables
-from ._risk import freq_calc, indiv_risk, ldiversity, measure_risk
+from .loss import d_utility, il_correl, il_variables
+from .risk import freq_calc, indiv_risk, ldiversity, measure_risk
 from .datasets import load_demo, load_demo_pair
 
 __version__ = "0.1.0"

@@ -13,7 +13,7 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 from pysdc._errors import DegenerateResultWarning, InvalidParameterError
-from pysdc._mcd import cov_mcd, h_alpha_n, mcd_consistency_factor, mcd_small_sample_factor
+from pysdc.core.mcd import cov_mcd, h_alpha_n, mcd_consistency_factor, mcd_small_sample_factor
 
 
 def _contaminated(n, p, seed, frac=0.1, shift=6.0):

@@ -16,7 +16,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import pysdc
 from pysdc import DegenerateResultWarning, InvalidParameterError, PysdcWarning
-from pysdc._threshold import global_threshold, household_risk, threshold_search
+from pysdc.core.threshold import global_threshold, household_risk, threshold_search
 
 from _live import sdcmicro_missing_reason
 

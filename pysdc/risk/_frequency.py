@@ -2,8 +2,8 @@
 
 Native, vectorised implementations that reproduce sdcMicro 5.8.0's numbers,
 quirks included (each is documented in the function's Notes). The engines
-live in :mod:`pysdc._freq` (frequencies with wildcards), :mod:`pysdc._threshold`
-(threshold search, household risk) and :mod:`pysdc._ldiversity`.
+live in :mod:`pysdc.core.freq` (frequencies with wildcards), :mod:`pysdc.core.threshold`
+(threshold search, household risk) and :mod:`pysdc.core.ldiversity`.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError, PysdcWarning
-from ._freq import column_codes, dense_ids, freq_core, r_as_numeric, segmented_accumulate, series_codes
-from ._ldiversity import SDC_MISSING_CODE, integer_raw_keys, ldiversity_core
-from ._results import FreqCalcResult, IndivRiskResult, MeasureRiskResult
-from ._threshold import global_threshold, household_codes, household_risk
-from ._types import r_class
-from ._validation import check_bool, check_columns, check_frame, check_option, check_real
+from .._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError, PysdcWarning
+from ..core.freq import column_codes, dense_ids, freq_core, r_as_numeric, segmented_accumulate, series_codes
+from ..core.ldiversity import SDC_MISSING_CODE, integer_raw_keys, ldiversity_core
+from .._results import FreqCalcResult, IndivRiskResult, MeasureRiskResult
+from ..core.threshold import global_threshold, household_codes, household_risk
+from .._types import r_class
+from .._validation import check_bool, check_columns, check_frame, check_option, check_real
 
 __all__ = ["freq_calc", "indiv_risk", "measure_risk", "ldiversity"]
 

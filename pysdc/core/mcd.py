@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ._errors import DegenerateResultWarning, InvalidParameterError
+from .._errors import DegenerateResultWarning, InvalidParameterError
 
 __all__ = [
     "McdResult",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._freq import column_codes, dense_ids, group_keys, segmented_accumulate
+from .freq import column_codes, dense_ids, group_keys, segmented_accumulate
 
 __all__ = ["ldiversity_core", "integer_raw_keys", "SDC_MISSING_CODE"]
 

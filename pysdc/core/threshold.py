@@ -121,7 +121,7 @@ def household_codes(values: pd.Series) -> tuple[np.ndarray, int | None]:
 
     Returns the codes and an exclusive upper bound (None if unknown).
     """
-    from ._freq import column_codes
+    from .freq import column_codes
 
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy().astype(np.int64)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._types import r_class
+from .._types import r_class
 
 __all__ = ["r_as_numeric", "series_codes", "key_codes", "column_codes", "group_keys", "dense_ids", "freq_core", "segmented_accumulate"]
 

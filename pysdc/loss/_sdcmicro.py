@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from ._errors import DegenerateResultWarning, InvalidParameterError
-from ._results import ILCorrelResult, ILVariablesResult
-from ._types import as_float, r_class
-from ._validation import check_bool, check_frame, check_option
+from .._errors import DegenerateResultWarning, InvalidParameterError
+from .._results import ILCorrelResult, ILVariablesResult
+from .._types import as_float, r_class
+from .._validation import check_bool, check_frame, check_option
 
 __all__ = ["d_utility", "il_correl", "il_variables"]
 
@@ -348,7 +348,7 @@ def d_utility(x, xm, method: str = "IL1s", *, average: bool = False, random_stat
         return _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
 
     # robeigen
-    from ._mcd import cov_mcd
+    from ..core.mcd import cov_mcd
 
     rng = np.random.default_rng(random_state)
     try:
