@@ -110,6 +110,22 @@ TARGETS: list[Task] = [
     Task("ldiversity", 'ldiversity(5 keys, "sens") | ldiversity(keyVars, ldiv_index)', 5),
 ]
 TASKS = {t.name: t for t in TARGETS}
+
+
+def measure_of(task: str) -> str | None:
+    """The registry measure (pysdc.<name>) a task times: the longest registry name prefixing it."""
+    from pysdc._registry import MEASURES
+
+    names = [m.python for m in MEASURES if task == m.python or task.startswith(m.python + "_")]
+    return max(names, key=len) if names else None
+
+
+def unbenchmarked() -> list[str]:
+    """Registry measures that no task times yet (listed in RESULTS.md so none is forgotten)."""
+    from pysdc._registry import MEASURES
+
+    timed = {measure_of(t.name) for t in TARGETS}
+    return [m.python for m in MEASURES if m.python not in timed]
 BRIDGE_TARGET_SECONDS = 1.0  # bridge conversion of a 1e6 x 10 mixed frame, each way
 BRIDGE_ROWS = 1_000_000
 SHORT_CALL = 0.05  # seconds: a call this short is timed SHORT_CALL_REPEATS times (median), its timing noise being large
@@ -233,10 +249,10 @@ def _python_tasks(f: dict) -> dict:
         return pysdc.freq_calc(dat, KEYS, w="w")
 
     return {
-        "d_utility_IL1": plain(lambda: pysdc.d_utility(x, xm, "IL1")),
-        "d_utility_IL1s": plain(lambda: pysdc.d_utility(x, xm, "IL1s")),
-        "d_utility_eigen": plain(lambda: pysdc.d_utility(x, xm, "eigen")),
-        "d_utility_robeigen": plain(lambda: pysdc.d_utility(x, xm, "robeigen", random_state=1)),
+        "d_utility_IL1": plain(lambda: pysdc.d_utility(x, xm, method="IL1")),
+        "d_utility_IL1s": plain(lambda: pysdc.d_utility(x, xm, method="IL1s")),
+        "d_utility_eigen": plain(lambda: pysdc.d_utility(x, xm, method="eigen")),
+        "d_utility_robeigen": plain(lambda: pysdc.d_utility(x, xm, method="robeigen", random_state=1)),
         "il_correl": plain(lambda: pysdc.il_correl(x, xm)),
         "il_variables": plain(lambda: pysdc.il_variables(x, xm)),
         "freq_calc": plain(lambda: pysdc.freq_calc(dat, KEYS, w="w")),
@@ -560,6 +576,11 @@ def render(results: dict, meta: dict, bridge: dict) -> str:
     L.append("")
     L.append("## Targets")
     L.append("")
+    missing = unbenchmarked()
+    if missing:
+        L.append("Measures of the registry (`pysdc/_registry.py`) without a benchmark task yet: "
+                 + ", ".join(f"`{m}`" for m in missing) + ".")
+        L.append("")
     L.append("Ratio = sdcMicro time / pysdc time on the same data in the same run, judged at the target size; "
              "memory = peak RSS increase during the call (see Method), judged at every size "
              f"N ≥ {fmt_n(MEMORY_MIN_N)} where both ran (below it, one-off loading of code on a first call "
@@ -714,7 +735,7 @@ def parse_sizes(text: str) -> list[int]:
     try:
         sizes = sorted({int(float(s)) for s in text.split(",") if s.strip()})
     except ValueError:
-        raise SystemExit(f"--sizes must be comma-separated numbers such as 1e4,1e5; got {text!r}")
+        raise SystemExit(f"--sizes must be comma-separated numbers such as 1e4,1e5; got {text!r}") from None
     if not sizes or sizes[0] < 100:
         raise SystemExit(f"--sizes needs sizes of at least 100 rows; got {text!r}")
     return sizes

@@ -7,12 +7,15 @@ The R bridge (``pysdc.r``) returns these same classes.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
+    "DUtilityResult",
+    "LDiversityResult",
     "ILCorrelResult",
     "ILVariablesResult",
     "FreqCalcResult",
@@ -37,9 +40,116 @@ def _short(value) -> str:
 
 
 class _Repr:
+    """Base of every result class: a short ``repr`` that never prints whole arrays."""
+
     def __repr__(self) -> str:
         parts = [f"{f.name}={_short(getattr(self, f.name))}" for f in fields(self) if f.repr]
         return f"{type(self).__name__}({', '.join(parts)})"
+
+
+def _deprecated(old: str, new: str, since: str = "0.2", until: str = "0.3") -> None:
+    warnings.warn(
+        f"{old} is deprecated since pysdc {since} and will be removed in {until}; use {new}.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class DUtilityResult(_Repr, float):
+    """Result of :func:`pysdc.d_utility`: the information loss, with what it was computed from.
+
+    The result **is a float** (``float(result)``, arithmetic and comparisons work as on
+    the number itself), so code written for pysdc 0.1, where ``d_utility`` returned a
+    plain float, keeps working. That float behaviour is deprecated: from pysdc 0.3 the
+    result will be a plain result object; use ``result.value`` (or ``float(result)``).
+
+    Attributes
+    ----------
+    value : float
+        The information loss (sdcMicro's ``dUtility`` value); NaN where sdcMicro gives NA.
+    method : str
+        ``"IL1"``, ``"IL1s"``, ``"eigen"`` or ``"robeigen"``.
+    n : int
+        Number of records compared.
+    n_vars : int
+        Number of variables compared.
+    average : bool
+        Whether the IL1/IL1s sum was divided by the number of cells ``n * n_vars``.
+    """
+
+    value: float
+    method: str
+    n: int = 0
+    n_vars: int = 0
+    average: bool = False
+
+    def __new__(cls, value, *args, **kwargs):
+        return float.__new__(cls, value)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __reduce__(self):
+        return (type(self), (self.value, self.method, self.n, self.n_vars, self.average))
+
+
+_FRAME_ATTRS = frozenset({
+    "columns", "index", "shape", "loc", "iloc", "at", "iat", "values", "dtypes", "to_numpy", "head", "tail",
+    "round", "describe", "to_dict", "to_csv", "equals", "copy", "items", "mean", "min", "max", "sum",
+})
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LDiversityResult(_Repr):
+    """Result of :func:`pysdc.ldiversity`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per record, indexed like the data: for each sensitive variable ``v`` the
+        columns ``v_Distinct_Ldiversity``, ``v_Entropy_Ldiversity``,
+        ``v_Recursive_Ldiversity``, then ``MultiEntropy_Ldiversity`` and
+        ``MultiRecursive_Ldiversity`` (sdcMicro's result matrix and column names).
+    key_vars : tuple
+        The key variables.
+    ldiv_index : tuple
+        The sensitive variables.
+    l_recurs_c : float
+        The constant ``c`` of recursive (c, l)-diversity.
+
+    Notes
+    -----
+    In pysdc 0.1 ``ldiversity`` returned the DataFrame itself. Indexing the result
+    (``result["s_Distinct_Ldiversity"]``), ``len(result)`` and the common DataFrame
+    attributes (``.columns``, ``.loc``, ``.to_numpy()`` ...) still work on the table,
+    with a :class:`DeprecationWarning`; they will be removed in pysdc 0.3. Use
+    ``result.table``.
+    """
+
+    table: pd.DataFrame
+    key_vars: tuple = ()
+    ldiv_index: tuple = ()
+    l_recurs_c: float = 2.0
+
+    # ---- deprecated DataFrame view (pysdc 0.1 returned the table itself)
+    def __getitem__(self, key):
+        _deprecated("indexing an ldiversity result like a DataFrame", "result.table[...]")
+        return self.table[key]
+
+    def __len__(self) -> int:
+        _deprecated("len() of an ldiversity result", "len(result.table)")
+        return len(self.table)
+
+    def __iter__(self):
+        _deprecated("iterating over an ldiversity result", "result.table")
+        return iter(self.table)
+
+    def __getattr__(self, name):
+        if name in _FRAME_ATTRS:
+            _deprecated(f"ldiversity result.{name}", f"result.table.{name}")
+            return getattr(self.table, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -159,10 +269,11 @@ class MeasureRiskResult(_Repr):
 
     Attributes
     ----------
-    global_risk_ER : float
-        Expected number of re-identifications (sum of individual risks).
+    global_risk_er : float
+        Expected number of re-identifications (sum of individual risks); sdcMicro's
+        ``global_risk_ER`` (the old name ``global_risk_ER`` still works, deprecated).
     global_risk : float
-        ``global_risk_ER / n``.
+        ``global_risk_er / n``.
     global_risk_pct : float
         ``100 * global_risk``.
     global_threshold : float
@@ -170,8 +281,9 @@ class MeasureRiskResult(_Repr):
         NaN where sdcMicro gives NA.
     max_global_risk : float
         The maximum global risk the threshold was searched for.
-    hier_risk_ER, hier_risk, hier_risk_pct : float or None
-        Household (hierarchical) risk; None without ``hid``.
+    hier_risk_er, hier_risk, hier_risk_pct : float or None
+        Household (hierarchical) risk; None without ``hid`` (``hier_risk_er`` is
+        sdcMicro's ``hier_risk_ER``; the old name still works, deprecated).
     individual : pandas.DataFrame
         One row per input record, in input order: ``risk``, ``fk``, ``Fk``
         (and ``hier_risk`` with ``hid``).
@@ -179,13 +291,25 @@ class MeasureRiskResult(_Repr):
         The key variables.
     """
 
-    global_risk_ER: float
+    global_risk_er: float
     global_risk: float
     global_risk_pct: float
     global_threshold: float
     max_global_risk: float
-    hier_risk_ER: float | None
+    hier_risk_er: float | None
     hier_risk: float | None
     hier_risk_pct: float | None
     individual: pd.DataFrame
     key_vars: tuple = ()
+
+    @property
+    def global_risk_ER(self) -> float:  # noqa: N802 - sdcMicro's name, deprecated alias
+        """Deprecated alias of :attr:`global_risk_er` (removed in pysdc 0.3)."""
+        _deprecated("MeasureRiskResult.global_risk_ER", "global_risk_er")
+        return self.global_risk_er
+
+    @property
+    def hier_risk_ER(self) -> float | None:  # noqa: N802 - sdcMicro's name, deprecated alias
+        """Deprecated alias of :attr:`hier_risk_er` (removed in pysdc 0.3)."""
+        _deprecated("MeasureRiskResult.hier_risk_ER", "hier_risk_er")
+        return self.hier_risk_er

@@ -22,9 +22,11 @@ import pandas as pd
 
 from ._errors import InvalidParameterError
 
-__all__ = ["r_class", "as_float", "as_r_numeric", "R_CLASSES"]
+__all__ = ["r_class", "as_float", "numeric_columns", "R_CLASSES", "NUMERIC_CLASSES"]
 
 R_CLASSES = ("numeric", "integer", "logical", "character", "factor", "ordered", "POSIXct")
+#: the R classes sdcMicro's numeric measures (dUtility, IL_correl) compute on
+NUMERIC_CLASSES = ("numeric", "integer")
 
 
 def r_class(s: pd.Series) -> str:
@@ -40,7 +42,7 @@ def r_class(s: pd.Series) -> str:
         return "numeric"
     if pd.api.types.is_datetime64_any_dtype(dt):
         return "POSIXct"
-    if pd.api.types.is_string_dtype(dt) or dt == object:
+    if pd.api.types.is_string_dtype(dt) or dt == np.dtype(object):
         return "character"
     if pd.api.types.is_complex_dtype(dt):
         raise InvalidParameterError(
@@ -64,21 +66,8 @@ def as_float(s: pd.Series, *, copy: bool = True) -> np.ndarray:
     return np.array(values, dtype=np.float64) if copy else np.asarray(values, dtype=np.float64)
 
 
-def as_r_numeric(s: pd.Series) -> np.ndarray:
-    """What R's ``as.numeric`` makes of a column.
-
-    Factors become their 1-based codes, character columns become all ``NA``
-    (sdcMicro's freqCalc does exactly this), logicals 0/1, NA stays NaN.
-    """
-    cls = r_class(s)
-    if cls in ("factor", "ordered"):
-        codes = s.cat.codes.to_numpy().astype(np.float64)
-        codes[codes < 0] = np.nan
-        return codes + 1.0
-    if cls == "character":
-        return np.full(len(s), np.nan)
-    if cls == "POSIXct":
-        v = s.to_numpy(dtype="datetime64[ns]").astype("int64").astype(np.float64) / 1e9
-        v[s.isna().to_numpy()] = np.nan
-        return v
-    return as_float(s)
+def numeric_columns(x: pd.DataFrame, xm: pd.DataFrame, columns=None) -> list:
+    """The one rule for which columns the numeric measures use: those (of ``columns``, default
+    the common ones, in ``x``'s order) whose R class is numeric or integer in both frames."""
+    cols = [c for c in x.columns if c in set(xm.columns)] if columns is None else list(columns)
+    return [c for c in cols if r_class(x[c]) in NUMERIC_CLASSES and r_class(xm[c]) in NUMERIC_CLASSES]

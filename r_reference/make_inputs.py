@@ -200,7 +200,9 @@ def make_inputs() -> dict:
     mm["i1"] = (mm["i1"] + rng.integers(-3, 4, 50)).astype(np.int64)
     t["num_mixed_m"] = _write_table(mm, "num_mixed_m")
     # xm with the columns in another order and one column less / one more
-    t["num50_m_reordered"] = _write_table(_perturb(rng, x50, 0.1)[["v3", "v1", "v4"]].assign(extra=rng.normal(size=50)), "num50_m_reordered")
+    t["num50_m_reordered"] = _write_table(
+        _perturb(rng, x50, 0.1)[["v3", "v1", "v4"]].assign(extra=rng.normal(size=50)), "num50_m_reordered"
+    )
 
     # ---- mixed-scale tables (IL_variables)
     lev3 = ["lo", "mid", "hi"]

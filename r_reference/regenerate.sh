@@ -14,10 +14,15 @@ if ! Rscript -e 'if (!requireNamespace("sdcMicro", quietly = TRUE)) quit(status 
     exit 1
 fi
 if [ "$#" -eq 0 ]; then
-    set -- dUtility IL_correl IL_variables freqCalc indivRisk measure_risk ldiversity
+    # every measure of pysdc's registry (pysdc/_registry.py), by its sdcMicro name
+    # shellcheck disable=SC2046
+    set -- $(cd .. && python3 -m pysdc._registry --r-names)
     rm -f inputs/*.csv.gz inputs/*.schema.json
     python3 make_inputs.py
     Rscript make_masked_inputs.R
+    for m in make_cases_*.py; do  # case lists of measures that keep their own
+        [ -e "$m" ] && python3 "$m"
+    done
 fi
 for f in "$@"; do
     Rscript "generate_$f.R"

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sdcmicro_missing_reason(*packages: str) -> str | None:
     """None when Rscript and the R packages (sdcMicro plus ``packages``) load; otherwise the reason."""
     if shutil.which("Rscript") is None:

@@ -15,6 +15,7 @@ import pysdc
 from pysdc import cli
 from pysdc._io import write_table
 from pysdc.cli import main
+from pysdc.report import jsonable
 
 MEASURES = ["IL1", "IL1s", "eigen", "robeigen", "il_correl", "il_variables"]
 
@@ -213,8 +214,8 @@ def test_risk_demo_json(capsys):
     assert rep["key_vars"] == ["region", "urbrur", "sex", "age_group", "education"]
     assert rep["weight"] == "weight" and rep["hid"] == "hid"
     res = pysdc.measure_risk(x, rep["key_vars"], w="weight", hid="hid")
-    assert rep["global"]["expected_reidentifications"] == res.global_risk_ER
-    assert rep["household"]["expected_reidentifications"] == res.hier_risk_ER
+    assert rep["global"]["expected_reidentifications"] == res.global_risk_er
+    assert rep["household"]["expected_reidentifications"] == res.hier_risk_er
     fk = res.individual["fk"].to_numpy()
     assert rep["k_anonymity"]["fk_lt_2"] == int((fk < 2).sum())
     assert rep["k_anonymity"]["fk_lt_3"] == int((fk < 3).sum())
@@ -292,19 +293,24 @@ def test_usage_errors_and_help(capsys):
 # --------------------------------------------------------------------------- parity wiring
 
 def test_parity_absent_says_not_available(capsys, monkeypatch):
-    monkeypatch.setitem(sys.modules, "pysdc._parity", None)  # import fails
-    monkeypatch.delattr(pysdc, "_parity", raising=False)
+    monkeypatch.setitem(sys.modules, "pysdc.cli.parity", None)  # import fails
+    monkeypatch.delattr(cli, "parity", raising=False)
     code, _, err = run(capsys, "parity")
     assert code == 2 and "not available" in err
 
 
 def test_parity_is_wired_to_the_module(capsys, monkeypatch):
     seen = {}
-    fake = types.ModuleType("pysdc._parity")
-    fake.add_arguments = lambda p: p.add_argument("--only", default=None)
-    fake.run = lambda args: seen.setdefault("only", args.only) and 0
-    monkeypatch.setitem(sys.modules, "pysdc._parity", fake)
-    monkeypatch.setattr(pysdc, "_parity", fake, raising=False)
+    fake = types.ModuleType("pysdc.cli.parity")
+
+    def add_parser(sub):
+        p = sub.add_parser("parity")
+        p.add_argument("--only", default=None)
+        p.set_defaults(run=lambda args, out: seen.setdefault("only", args.only) and 0)
+
+    fake.add_parser = add_parser
+    monkeypatch.setitem(sys.modules, "pysdc.cli.parity", fake)
+    monkeypatch.setattr(cli, "parity", fake, raising=False)
     assert main(["parity", "--only", "IL1"]) == 0
     assert seen["only"] == "IL1"
 
@@ -312,7 +318,7 @@ def test_parity_is_wired_to_the_module(capsys, monkeypatch):
 # --------------------------------------------------------------------------- helpers and entry points
 
 def test_json_values():
-    assert cli._jsonable({"a": np.float64("nan"), "b": np.inf, "c": -np.inf, "d": np.int64(3), "e": pd.NA,
+    assert jsonable({"a": np.float64("nan"), "b": np.inf, "c": -np.inf, "d": np.int64(3), "e": pd.NA,
                           "f": np.bool_(True), "g": [1.5, None]}) == \
         {"a": None, "b": "Inf", "c": "-Inf", "d": 3, "e": None, "f": True, "g": [1.5, None]}
 

@@ -1,7 +1,10 @@
-"""Common tests over a registry of every native measure (after scikit-learn's common tests).
+"""Common tests over the registry of measures (after scikit-learn's common tests).
 
-Each measure is declared once with a way to build a valid call; each property is one test
-looping over the measures that have it.
+Every measure is declared once, in :mod:`pysdc._registry`, with a small valid call
+(``example``) and its parameter constraints; each property is one test looping over the
+registry. The invalid values are generated from the declared constraints, and the same
+values must be refused the same way by the native function and by its R bridge wrapper
+(before R starts, so these run everywhere).
 """
 
 from __future__ import annotations
@@ -17,113 +20,90 @@ import pytest
 import pysdc
 import pysdc.r
 from pysdc import InvalidParameterError
+from pysdc._registry import MEASURES
+from pysdc._validation import validate
 
-PUBLIC = ("d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity")
-
-
-def _risk_frame(n=60, seed=0):
-    rng = np.random.default_rng(seed)
-    df = pd.DataFrame(
-        {
-            "a": pd.Categorical(rng.choice(["x", "y", "z"], n)),
-            "b": pd.Categorical(rng.choice(["p", "q"], n)),
-            "w": rng.uniform(1, 50, n),
-            "h": rng.integers(0, n // 3, n),
-            "s": pd.Categorical(rng.choice(["s1", "s2", "s3"], n)),
-        },
-        index=pd.Index(rng.permutation(n) + 1000, name="rid"),
-    )
-    df.loc[df.index[:4], "a"] = np.nan
-    return df
+NAMES = [m.python for m in MEASURES]
 
 
-def _util_pair(n=40, seed=0):
-    rng = np.random.default_rng(seed)
-    x = pd.DataFrame(rng.lognormal(size=(n, 3)), columns=["u", "v", "t"])
-    xm = x + rng.normal(scale=0.1, size=x.shape)
-    x.iloc[0, 0] = np.nan
-    return x, xm
+def _frames(kwargs):
+    return [v for v in kwargs.values() if isinstance(v, pd.DataFrame)]
 
 
-# name -> (function of a frame, invalid keyword values, per-row?)
-def _calls():
-    x, xm = _util_pair()
-    df = _risk_frame()
-    freq = pysdc.freq_calc(df, ["a", "b"], w="w")
-    return {
-        "d_utility": (lambda: pysdc.d_utility(x, xm, "IL1s"), [x, xm], {"method": ["il1", None, 3]}),
-        "il_correl": (lambda: pysdc.il_correl(x, xm), [x, xm], {"normalization": ["half", None]}),
-        "il_variables": (lambda: pysdc.il_variables(x, xm), [x, xm], {"scales": [["u"], {"u": "ratio"}]}),
-        "freq_calc": (
-            lambda: pysdc.freq_calc(df, ["a", "b"], w="w"), [df],
-            {"alpha": [-0.1, 1.5, "1", float("nan")], "key_vars": [[], ["nope"]], "w": ["nope"]},
-        ),
-        "indiv_risk": (
-            lambda: pysdc.indiv_risk(freq), [df],
-            {"method": ["exactly", None], "survey": ["yes"]},
-        ),
-        "measure_risk": (
-            lambda: pysdc.measure_risk(df, ["a", "b"], w="w", hid="h"), [df],
-            {"max_global_risk": [0.0, 1.0, -1, 2, "0.1"], "alpha": [2.0, -1.0], "hid": ["nope"]},
-        ),
-        "ldiversity": (
-            lambda: pysdc.ldiversity(df, ["a", "b"], "s"), [df],
-            {"ldiv_index": ["nope", "a"], "key_vars": [["nope"]]},
-        ),
-    }
+def _invalid_cases():
+    """(measure, parameter, invalid value) for every declared constraint of every measure."""
+    out = []
+    for m in MEASURES:
+        valid = validate(m.params, m.example())
+        for param, constraint in m.params.items():
+            for value in constraint.invalid_values(param, valid):
+                out.append(pytest.param(m, param, value, id=f"{m.python}-{param}-{value!r}"[:90]))
+    return out
 
 
-CALLS = _calls()
+INVALID = _invalid_cases()
 
 
-def test_registry_covers_the_public_measures():
-    assert set(CALLS) == set(PUBLIC)
+def test_registry_entries_are_complete():
+    for m in MEASURES:
+        assert m.family in ("risk", "loss"), m.python
+        assert m.example is not None and m.run_case is not None and m.compare_case is not None, m.python
+        sig = inspect.signature(m.native)
+        assert set(m.arguments) == set(sig.parameters), m.python  # every argument has a row in the name table
+        assert set(m.params) <= set(sig.parameters), m.python
+        assert set(m.r_requires) <= set(sig.parameters), m.python
+        # options are keyword-only: only the data arguments (no default) may be positional
+        for p in sig.parameters.values():
+            if p.default is not inspect.Parameter.empty:
+                assert p.kind is inspect.Parameter.KEYWORD_ONLY, (m.python, p.name)
+        assert getattr(pysdc, m.python) is m.native and m.python in pysdc.__all__
+        assert m.result in (float, int) or getattr(pysdc, m.result.__name__) is m.result
 
 
-@pytest.mark.parametrize("name", PUBLIC)
-def test_inputs_are_not_modified(name):
-    call, inputs, _ = CALLS[name]
-    before = [f.copy(deep=True) for f in inputs]
+@pytest.mark.parametrize("m", MEASURES, ids=NAMES)
+def test_inputs_are_not_modified(m):
+    kwargs = m.example()
+    before = [f.copy(deep=True) for f in _frames(kwargs)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        call()
-    for b, a in zip(before, inputs):
+        m.native(**kwargs)
+    for b, a in zip(before, _frames(kwargs)):
         pd.testing.assert_frame_equal(a, b)
 
 
-@pytest.mark.parametrize("name", PUBLIC)
-def test_invalid_values_are_refused_with_the_parameter_named(name):
-    call, _, invalid = CALLS[name]
-    func = getattr(pysdc, name)
-    sig = inspect.signature(func)
-    # rebuild the valid call's arguments, then replace one at a time
-    x, xm = _util_pair()
-    df = _risk_frame()
-    valid = {
-        "d_utility": dict(x=x, xm=xm),
-        "il_correl": dict(x=x, xm=xm),
-        "il_variables": dict(x=x, xm=xm),
-        "freq_calc": dict(data=df, key_vars=["a", "b"], w="w"),
-        "indiv_risk": dict(freq=pysdc.freq_calc(df, ["a", "b"], w="w")),
-        "measure_risk": dict(data=df, key_vars=["a", "b"], w="w", hid="h"),
-        "ldiversity": dict(data=df, key_vars=["a", "b"], ldiv_index="s"),
-    }[name]
-    for param, values in invalid.items():
-        assert param in sig.parameters, (name, param)
-        for value in values:
-            with pytest.raises(InvalidParameterError) as info:
-                func(**{**valid, param: value})
-            assert str(info.value), (name, param, value)
+@pytest.mark.parametrize("m, param, value", INVALID)
+def test_invalid_values_are_refused_with_the_parameter_named(m, param, value):
+    kwargs = {**m.example(), param: value}
+    with pytest.raises(InvalidParameterError) as info:
+        m.native(**kwargs)
+    assert str(info.value)
 
 
-@pytest.mark.parametrize("name", PUBLIC)
-def test_results_are_frozen_with_readable_repr(name):
-    call, _, _ = CALLS[name]
+@pytest.mark.parametrize("m, param, value", INVALID)
+def test_bridge_refuses_the_same_values_the_same_way(m, param, value):
+    """Shared declarations: the bridge raises the native function's error, before starting R."""
+    kwargs = {**m.example(), param: value}
+    with pytest.raises(InvalidParameterError) as native:
+        m.native(**kwargs)
+    with pytest.raises(InvalidParameterError) as bridge:
+        getattr(pysdc.r, m.python)(**kwargs)
+    assert str(bridge.value) == str(native.value)
+
+
+def test_invalid_values_cover_every_constraint():
+    covered = {(m.python, p) for m, p, _ in (c.values for c in INVALID)}
+    declared = {(m.python, p) for m in MEASURES for p, c in m.params.items() if type(c).__name__ != "Any_"}
+    assert declared <= covered, declared - covered
+
+
+@pytest.mark.parametrize("m", MEASURES, ids=NAMES)
+def test_results_are_frozen_with_readable_repr(m):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = call()
-    if isinstance(result, (float, pd.DataFrame)):
-        return  # d_utility returns a float, ldiversity a DataFrame, as specified
+        result = m.native(**m.example())
+    assert isinstance(result, m.result)
+    if m.result in (float, int):
+        return
     assert dataclasses.is_dataclass(result)
     text = repr(result)
     assert text.startswith(type(result).__name__ + "(") and len(text) < 600
@@ -132,15 +112,26 @@ def test_results_are_frozen_with_readable_repr(name):
         setattr(result, field, None)
 
 
-@pytest.mark.parametrize("name", PUBLIC)
-def test_bridge_has_the_native_signature(name):
-    native = inspect.signature(getattr(pysdc, name))
-    bridge = inspect.signature(getattr(pysdc.r, name))
-    strip = lambda sig: [(p.name, p.kind, p.default) for p in sig.parameters.values()]  # noqa: E731
-    assert strip(bridge) == strip(native)
+@pytest.mark.parametrize("m", [m for m in MEASURES if m.bridge], ids=[m.python for m in MEASURES if m.bridge])
+def test_bridge_has_the_native_signature(m):
+    native = inspect.signature(m.native)
+    bridge = inspect.signature(getattr(pysdc.r, m.python))
+    assert bridge == native
+    assert getattr(pysdc.r, m.python).__doc__
+
+
+@pytest.mark.parametrize("m", [m for m in MEASURES if m.r_requires], ids=[m.python for m in MEASURES if m.r_requires])
+def test_bridge_refuses_options_sdcmicro_lacks_before_r(m):
+    for param, (_only, message) in m.r_requires.items():
+        for value in {"average": [True], "normalization": ["mlodak"], "scales": [{"u": "numeric"}]}.get(param, []):
+            with pytest.raises(InvalidParameterError) as info:
+                getattr(pysdc.r, m.python)(**{**m.example(), param: value})
+            assert str(info.value) == message
 
 
 def test_per_row_results_follow_row_order_and_index():
+    from pysdc._registry import _risk_frame
+
     df = _risk_frame(seed=3)
     perm = np.random.default_rng(1).permutation(len(df))
     a = pysdc.measure_risk(df, ["a", "b"], w="w", hid="h").individual
@@ -151,3 +142,22 @@ def test_per_row_results_follow_row_order_and_index():
     fb = pysdc.freq_calc(df.iloc[perm], ["a", "b"], w="w")
     np.testing.assert_allclose(fa.fk[perm], fb.fk, rtol=1e-12)
     np.testing.assert_allclose(fa.Fk[perm], fb.Fk, rtol=1e-12)
+
+
+def test_deprecated_names_still_work_with_a_warning():
+    from pysdc._registry import _loss_pair, _risk_frame
+
+    df = _risk_frame()
+    m = pysdc.measure_risk(df, ["a", "b"], w="w", hid="h")
+    with pytest.warns(DeprecationWarning, match="global_risk_er"):
+        assert m.global_risk_ER == m.global_risk_er
+    with pytest.warns(DeprecationWarning, match="hier_risk_er"):
+        assert m.hier_risk_ER == m.hier_risk_er
+    ld = pysdc.ldiversity(df, ["a", "b"], "s")
+    with pytest.warns(DeprecationWarning, match="result.table"):
+        col = ld["s_Distinct_Ldiversity"]
+    pd.testing.assert_series_equal(col, ld.table["s_Distinct_Ldiversity"])
+    with pytest.warns(DeprecationWarning):
+        assert list(ld.columns) == list(ld.table.columns) and len(ld) == len(df)
+    d = pysdc.d_utility(**_loss_pair(), method="IL1")
+    assert isinstance(d, float) and float(d) == d.value and d + 1 == d.value + 1 and d.method == "IL1"

@@ -1,20 +1,20 @@
-"""The README stays true: its name table is the one in pysdc/_rnames.py, its first block holds two commands."""
+"""The README stays true: its name table is the one in pysdc/_registry.py, its first block holds two commands."""
 
 import re
 from pathlib import Path
 
 import pysdc
-from pysdc import _rnames
+from pysdc import _registry
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def test_readme_name_table_is_generated_from_rnames():
+def test_readme_name_table_is_generated_from_the_registry():
     text = README.read_text(encoding="utf-8")
     m = re.search(r"<!-- BEGIN NAME TABLE[^\n]*-->\n(.*?)<!-- END NAME TABLE -->", text, re.S)
     assert m, "README lost its name-table markers"
-    assert m.group(1).strip() == _rnames.markdown_table().strip(), (
-        "README name table is stale: regenerate it from `python -m pysdc._rnames`"
+    assert m.group(1).strip() == _registry.markdown_table().strip(), (
+        "README name table is stale: regenerate it from `python -m pysdc._registry`"
     )
 
 
@@ -28,8 +28,10 @@ def test_readme_starts_with_the_two_setup_commands():
 
 def test_name_table_covers_the_public_functions():
     public = {"d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity"}
-    assert {f.python for f in _rnames.FUNCTIONS} == public
-    assert public <= set(pysdc.__all__)
+    assert public <= {m.python for m in _registry.MEASURES}
+    assert {m.python for m in _registry.MEASURES} <= set(pysdc.__all__)
+    for m in _registry.MEASURES:
+        assert getattr(pysdc, m.python) is m.native
 
 
 def test_import_does_not_start_r():

@@ -24,15 +24,15 @@ def recursive_reference(freqs, c):
     """Largest l with r_1 < c * (r_l + ... + r_m) (at least 1), frequencies sorted decreasingly."""
     r = sorted(freqs, reverse=True)
     best = 1
-    for l in range(2, len(r) + 1):
-        if r[0] < c * sum(r[l - 1:]):
-            best = l
+    for ell in range(2, len(r) + 1):
+        if r[0] < c * sum(r[ell - 1:]):
+            best = ell
     return best
 
 
 def test_columns_and_hand_values():
     df = pd.DataFrame({"k": [1, 1, 1, 1, 2, 2, NA], "s": [1, 1, 2, 3, 5, 5, 4]}, index=list("abcdefg"))
-    out = pysdc.ldiversity(df, "k", "s")
+    out = pysdc.ldiversity(df, "k", "s").table
     assert list(out.columns) == [
         "s_Distinct_Ldiversity", "s_Entropy_Ldiversity", "s_Recursive_Ldiversity",
         "MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity",
@@ -50,13 +50,13 @@ def test_columns_and_hand_values():
 
 def test_missing_keys_are_singletons_not_wildcards():
     df = pd.DataFrame({"a": [NA, NA, 1, 1], "b": [1, 1, 1, 1], "s": [1, 2, 1, 2]})
-    out = pysdc.ldiversity(df, ["a", "b"], "s")
+    out = pysdc.ldiversity(df, ["a", "b"], "s").table
     assert_array_equal(out["s_Distinct_Ldiversity"], [1, 1, 2, 2])
 
 
 def test_each_missing_sensitive_value_is_distinct():
     df = pd.DataFrame({"k": [1, 1, 1, 1], "s": [1, 2, NA, NA]})
-    out = pysdc.ldiversity(df, "k", "s")
+    out = pysdc.ldiversity(df, "k", "s").table
     assert_array_equal(out["s_Distinct_Ldiversity"], [4, 4, 4, 4])
     assert_allclose(out["s_Entropy_Ldiversity"], 4.0, rtol=1e-14, atol=0)
     assert_array_equal(out["s_Recursive_Ldiversity"], 4)
@@ -65,7 +65,7 @@ def test_each_missing_sensitive_value_is_distinct():
 def test_multi_columns_with_one_key_two_sensitive():
     # key class a=1: subgroups by s: s=1 -> t {1,2}, s=2 -> t {1,3}: entropy 2, recursive 2 each
     df = pd.DataFrame({"a": [1, 1, 1, 1, 2], "s": [1, 1, 2, 2, 1], "t": [1, 2, 1, 3, 1]})
-    out = pysdc.ldiversity(df, "a", ["s", "t"])
+    out = pysdc.ldiversity(df, "a", ["s", "t"]).table
     assert_allclose(out["MultiEntropy_Ldiversity"], [2, 2, 2, 2, 1], rtol=1e-6, atol=0)
     assert_array_equal(out["MultiRecursive_Ldiversity"], [2, 2, 2, 2, 1])
     assert_array_equal(out["t_Distinct_Ldiversity"], [3, 3, 3, 3, 1])
@@ -73,7 +73,7 @@ def test_multi_columns_with_one_key_two_sensitive():
 
 def test_multi_columns_zero_when_keys_outnumber_sensitive():
     df = pd.DataFrame({"a": [1, 1, 1], "b": [1, 1, 1], "s": [1, 2, 3], "t": [1, 2, 2]})
-    out = pysdc.ldiversity(df, ["a", "b"], ["s", "t"])
+    out = pysdc.ldiversity(df, ["a", "b"], ["s", "t"]).table
     assert_array_equal(out["MultiEntropy_Ldiversity"], 0)
     assert_array_equal(out["MultiRecursive_Ldiversity"], 0)
 
@@ -81,7 +81,7 @@ def test_multi_columns_zero_when_keys_outnumber_sensitive():
 def test_sdcmicro_missing_code_in_sensitive():
     df = pd.DataFrame({"a": [1, 1, 1, 1, 1, 1, 2, 2], "s": [-999, 1, 2, 2, 3, 3, -999, -999]})
     with pytest.warns(DegenerateResultWarning, match="-999"):
-        out = pysdc.ldiversity(df, "a", "s", l_recurs_c=1.3)
+        out = pysdc.ldiversity(df, "a", "s", l_recurs_c=1.3).table
     p = np.array([1, 2, 2, 1]) / 6  # values 1, 2, 3 plus the "missing" -999
     assert_array_equal(out["s_Distinct_Ldiversity"], [4] * 6 + [0, 0])
     assert_allclose(out["s_Entropy_Ldiversity"], [np.exp(-(p * np.log(p)).sum())] * 6 + [1, 1], rtol=1e-14, atol=0)
@@ -93,30 +93,30 @@ def test_sdcmicro_missing_code_in_sensitive():
 def test_missing_code_in_key_warns():
     df = pd.DataFrame({"a": [-999, -999, 1], "s": [1, 2, 1]})
     with pytest.warns(PysdcWarning, match="-999"):
-        out = pysdc.ldiversity(df, "a", "s")
+        out = pysdc.ldiversity(df, "a", "s").table
     assert_array_equal(out["s_Distinct_Ldiversity"], [2, 2, 1])
 
 
 def test_character_sensitive_coerced_with_warning():
     df = pd.DataFrame({"a": [1, 1, 1], "s": ["x", "x", "2"]})
     with pytest.warns(CoercionWarning, match="category"):
-        out = pysdc.ldiversity(df, "a", "s")
+        out = pysdc.ldiversity(df, "a", "s").table
     assert_array_equal(out["s_Distinct_Ldiversity"], 3)  # two NAs (distinct) and 2
-    out2 = pysdc.ldiversity(df.assign(s=df["s"].astype("category")), "a", "s")
+    out2 = pysdc.ldiversity(df.assign(s=df["s"].astype("category")), "a", "s").table
     assert_array_equal(out2["s_Distinct_Ldiversity"], 2)
 
 
 def test_recursive_constant_zero_means_one():
     df = pd.DataFrame({"a": [1, 1, 1, 1], "s": [1, 1, 2, 3]})
     assert_array_equal(
-        pysdc.ldiversity(df, "a", "s", l_recurs_c=0)["s_Recursive_Ldiversity"],
-        pysdc.ldiversity(df, "a", "s", l_recurs_c=1)["s_Recursive_Ldiversity"],
+        pysdc.ldiversity(df, "a", "s", l_recurs_c=0).table["s_Recursive_Ldiversity"],
+        pysdc.ldiversity(df, "a", "s", l_recurs_c=1).table["s_Recursive_Ldiversity"],
     )
 
 
 def test_empty_data():
     df = pd.DataFrame({"a": pd.Series([], dtype=float), "s": pd.Series([], dtype=float)})
-    out = pysdc.ldiversity(df, "a", "s")
+    out = pysdc.ldiversity(df, "a", "s").table
     assert out.shape == (0, 5)
 
 
@@ -133,7 +133,7 @@ def test_recursive_matches_definition(groups, c):
             sens += [cat] * f
         expected += [recursive_reference(freqs, c)] * sum(freqs)
     df = pd.DataFrame({"k": keys, "s": sens})
-    out = pysdc.ldiversity(df, "k", "s", l_recurs_c=c)
+    out = pysdc.ldiversity(df, "k", "s", l_recurs_c=c).table
     assert_array_equal(out["s_Recursive_Ldiversity"], expected)
     assert_array_equal(out["s_Distinct_Ldiversity"], [len(f) for f in groups for _ in range(sum(f))])
 
@@ -149,8 +149,8 @@ def test_row_order_invariance(seed, rnd):
     df.loc[rng.random(n) < 0.15, "s"] = NA
     perm = list(range(n))
     rnd.shuffle(perm)
-    a = pysdc.ldiversity(df, "a", ["s", "t"])
-    b = pysdc.ldiversity(df.iloc[perm], "a", ["s", "t"])
+    a = pysdc.ldiversity(df, "a", ["s", "t"]).table
+    b = pysdc.ldiversity(df.iloc[perm], "a", ["s", "t"]).table
     assert_allclose(b.loc[a.index].to_numpy(), a.to_numpy(), rtol=1e-14, atol=0)
 
 
@@ -200,7 +200,7 @@ def test_live_against_sdcmicro(n_keys, n_sens, c, tmp_path):
     r = subprocess.run(["Rscript", "-e", script], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     ref = pd.read_csv(tmp_path / "out.csv")
-    out = pysdc.ldiversity(df, keys, sens, l_recurs_c=c)
+    out = pysdc.ldiversity(df, keys, sens, l_recurs_c=c).table
     assert list(out.columns) == list(ref.columns)
     assert_allclose(out.to_numpy(), ref.to_numpy(), rtol=1e-13, atol=0)
 
@@ -224,7 +224,7 @@ def test_integer_keys_same_bits_as_float_keys(seed, dtype):
     as_float = pd.DataFrame({**{c: (v + off).astype(dtype).astype(float) for c, v in ints.items()}, **sens})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the DegenerateResultWarning of all -999 classes
-        a = pysdc.ldiversity(as_int, list(ints), list(sens), l_recurs_c=1.5)
-        b = pysdc.ldiversity(as_float, list(ints), list(sens), l_recurs_c=1.5)
+        a = pysdc.ldiversity(as_int, list(ints), list(sens), l_recurs_c=1.5).table
+        b = pysdc.ldiversity(as_float, list(ints), list(sens), l_recurs_c=1.5).table
     assert_array_equal(a.to_numpy(), b.to_numpy())
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pysdc import _parity
+from pysdc import parity as _parity
 
 ROOT = _parity.reference_dir()
 DIVERGENCES = _parity.load_divergences(ROOT)

@@ -16,7 +16,7 @@ import json
 import numpy as np
 import pytest
 
-from pysdc import _parity
+from pysdc import parity as _parity
 from pysdc._tolerances import tolerance_for
 
 ROOT = _parity.reference_dir()
@@ -69,7 +69,7 @@ def test_every_branch_is_covered():
     }
     assert needed <= tags, needed - tags
     # thresholds: NA, 0 and positive all occur
-    thr = [_parity._num(c.result["global_threshold"]) for c in CASES
+    thr = [_parity.decode(c.result["global_threshold"]) for c in CASES
            if c.function == "measure_risk" and c.result is not None]
     assert any(np.isnan(t) for t in thr) and any(t == 0 for t in thr) and any(t > 0 for t in thr)
     assert sum(c.expects_error for c in CASES) >= 20
@@ -127,9 +127,9 @@ def test_hand8_frequencies_by_hand():
         Fk = np.array([w[0] + alpha * w[7], w[1], w[2] + alpha * w[6], w[3], w[4] + alpha * w[5],
                        w[5] + alpha * w[4], w[6] + w[2], w[7] + w[0]])
         ref = by_id[f"freqCalc:hand8:h1+h2+h3+h4:w:a{alpha}"].result
-        np.testing.assert_allclose(_parity._num(ref["fk"]), fk, rtol=0, atol=0)
-        np.testing.assert_allclose(_parity._num(ref["Fk"]), Fk, rtol=1e-15, atol=0)
-        data = _parity._table(ROOT, "hand8.csv.gz")
+        np.testing.assert_allclose(_parity.decode(ref["fk"]), fk, rtol=0, atol=0)
+        np.testing.assert_allclose(_parity.decode(ref["Fk"]), Fk, rtol=1e-15, atol=0)
+        data = _parity.load_input(ROOT, "hand8.csv.gz")
         r = pysdc.freq_calc(data, ["h1", "h2", "h3", "h4"], w="w", alpha=alpha)
         np.testing.assert_allclose(np.asarray(r.fk, dtype=float), fk, rtol=0, atol=0)
         np.testing.assert_allclose(np.asarray(r.Fk, dtype=float), Fk, rtol=1e-15, atol=0)

@@ -19,7 +19,7 @@ from numpy.testing import assert_allclose
 
 import pysdc
 import pysdc.r as pr
-from pysdc._rnames import FUNCTIONS
+from pysdc._registry import MEASURES as FUNCTIONS
 
 
 def _status(sdcmicro: bool):
@@ -181,8 +181,10 @@ def test_options_sdcmicro_lacks_are_refused_before_r():
     with pytest.raises(pysdc.InvalidParameterError, match="method"):
         pr.d_utility(x, x, method="IL2")
     df = pd.DataFrame({"k": [1, 1, 2]})
-    with pytest.raises(pysdc.InvalidParameterError, match="alpha.*native pysdc.measure_risk"):
-        pr.measure_risk(df, ["k"], alpha=0.5)
+    with pytest.raises(pysdc.InvalidParameterError, match="alpha"):
+        pr.measure_risk(df, ["k"], alpha=1.5)
+    with pytest.raises(pysdc.InvalidParameterError, match="also a key"):  # a native-only check, shared now
+        pr.measure_risk(df, ["k"], w="k")
     with pytest.raises(pysdc.InvalidParameterError, match="key_vars"):
         pr.freq_calc(df, ["nope"])
     with pytest.raises(pysdc.InvalidParameterError, match="FreqCalcResult"):
@@ -255,8 +257,8 @@ def test_measure_risk_and_ldiversity(keys_frame, m):
     res = pr.measure_risk(keys_frame, ["a", "b"], w="w", hid="h")
     assert isinstance(res, pysdc.MeasureRiskResult)
     assert list(res.individual.columns) == ["risk", "fk", "Fk", "hier_risk"]
-    assert_allclose(res.global_risk_ER, res.individual["risk"].sum(), rtol=1e-12)
-    assert_allclose(res.global_risk, res.global_risk_ER / 6, rtol=1e-12)
+    assert_allclose(res.global_risk_er, res.individual["risk"].sum(), rtol=1e-12)
+    assert_allclose(res.global_risk, res.global_risk_er / 6, rtol=1e-12)
     # households: 1 - prod(1 - r) within each household
     r = res.individual["risk"].to_numpy()
     hh = np.array([1 - (1 - r[0]) * (1 - r[1]), 1 - (1 - r[0]) * (1 - r[1]), r[2],
@@ -265,9 +267,21 @@ def test_measure_risk_and_ldiversity(keys_frame, m):
     plain = pr.measure_risk(keys_frame, ["a", "b"])
     assert plain.hier_risk is None and plain.individual["fk"].tolist() == [2, 2, 1, 3, 3, 3]
     ld = pr.ldiversity(keys_frame, ["a", "b"], ["s"])
-    assert isinstance(ld, pd.DataFrame)
+    assert isinstance(ld, pysdc.LDiversityResult) and ld.table.index.equals(keys_frame.index)
     # distinct sensitive values per key group: {p,q}, {p}, {p,p,q}
-    assert ld["s_Distinct_Ldiversity"].tolist() == [2, 2, 1, 2, 2, 2]
+    assert ld.table["s_Distinct_Ldiversity"].tolist() == [2, 2, 1, 2, 2, 2]
+
+
+@pytest.mark.parametrize("m", [pytest.param(0, marks=live)])
+def test_bridge_keeps_the_data_index_and_computes_alpha(keys_frame, m):
+    df = keys_frame.set_index(pd.Index([10, 11, 12, 13, 14, 15], name="rid"))
+    df.loc[11, "a"] = np.nan  # a missing key: alpha matters
+    for alpha in (1.0, 0.5, 0.0):  # alpha != 1 runs sdcMicro's internal worker measure_riskWORK
+        br = pr.measure_risk(df, ["a", "b"], w="w", hid="h", alpha=alpha)
+        nat = pysdc.measure_risk(df, ["a", "b"], w="w", hid="h", alpha=alpha)
+        assert br.individual.index.equals(df.index)
+        pd.testing.assert_frame_equal(br.individual, nat.individual, check_exact=False, rtol=1e-12)
+        assert_allclose(br.global_risk_er, nat.global_risk_er, rtol=1e-12)
 
 
 @pytest.mark.parametrize("m", [pytest.param(0, marks=live)])
@@ -300,10 +314,7 @@ def test_generic_call_masks_then_native_measures(m):
     assert isinstance(xm, pd.DataFrame) and xm.shape == (200, 2)
     assert not np.allclose(xm.to_numpy(), df[["inc", "exp"]].to_numpy())
     ref = pr.d_utility(df[["inc", "exp"]], xm)
-    try:
-        native = pysdc.d_utility(df[["inc", "exp"]], xm)
-    except NotImplementedError:
-        pytest.skip("native d_utility not implemented yet")
+    native = pysdc.d_utility(df[["inc", "exp"]], xm)
     assert_allclose(native, ref, rtol=1e-12)
     sdc = pr.call("createSdcObj", df, keyVars=["sex", "reg"], numVars=["inc", "exp"])
     assert isinstance(sdc, pr.RObject) and sdc.r_class == ("sdcMicroObj",)
@@ -312,29 +323,23 @@ def test_generic_call_masks_then_native_measures(m):
     assert isinstance(sup, pd.DataFrame) and sup["sex"].dtype == "category"
     assert sup["reg"].isna().sum() + sup["sex"].isna().sum() > 0  # something was suppressed
     bridge = pr.freq_calc(sup, ["sex", "reg"])
-    try:
-        native = pysdc.freq_calc(sup, ["sex", "reg"])
-    except NotImplementedError:
-        pytest.skip("native freq_calc not implemented yet")
+    native = pysdc.freq_calc(sup, ["sex", "reg"])
     assert_allclose(native.fk, bridge.fk, rtol=0, atol=0)
     assert_allclose(native.Fk, bridge.Fk, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("m", [pytest.param(0, marks=live)])
 def test_bridge_matches_native_on_small_inputs(keys_frame, m):
-    try:
-        nat = pysdc.measure_risk(keys_frame, ["a", "b"], w="w", hid="h")
-    except NotImplementedError:
-        pytest.skip("native measure_risk not implemented yet")
+    nat = pysdc.measure_risk(keys_frame, ["a", "b"], w="w", hid="h")
     br = pr.measure_risk(keys_frame, ["a", "b"], w="w", hid="h")
-    for f in ("global_risk_ER", "global_risk", "hier_risk_ER"):
+    for f in ("global_risk_er", "global_risk", "hier_risk_er"):
         assert_allclose(getattr(nat, f), getattr(br, f), rtol=1e-12)
     nat_ir = pysdc.indiv_risk(pysdc.freq_calc(keys_frame, ["a", "b"], w="w"))
     br_ir = pr.indiv_risk(pysdc.freq_calc(keys_frame, ["a", "b"], w="w"))  # native freq, R risk
     assert_allclose(nat_ir.rk, br_ir.rk, rtol=1e-12)
     nat_ld = pysdc.ldiversity(keys_frame, ["a", "b"], ["s"])
     br_ld = pr.ldiversity(keys_frame, ["a", "b"], ["s"])
-    assert_allclose(nat_ld.to_numpy(dtype=float), br_ld.to_numpy(dtype=float), rtol=1e-12)
+    assert_allclose(nat_ld.table.to_numpy(dtype=float), br_ld.table.to_numpy(dtype=float), rtol=1e-12)
 
 
 @pytest.mark.parametrize("method", [pytest.param(m, marks=live) for m in ("eigen", "robeigen")])
@@ -342,4 +347,4 @@ def test_d_utility_na_comes_back_as_nan_with_a_warning(method):
     # a constant column: sdcMicro's eigen/robeigen fail inside try() and return a logical NA
     x = pd.DataFrame({"a": [1.0, 1.0, 1.0, 1.0, 1.0, 1.0], "b": [1.0, 2.0, 3.0, 5.0, 8.0, 13.0]})
     with pytest.warns(pysdc.DegenerateResultWarning, match="NA"):
-        assert np.isnan(pr.d_utility(x, x + 0.5, method))
+        assert np.isnan(pr.d_utility(x, x + 0.5, method=method))

@@ -64,12 +64,12 @@ def test_population_risk_by_hand():
     df = pd.DataFrame({"k": [1, 1, 2, 2, 2, 3]}, index=list("abcdef"))
     m = pysdc.measure_risk(df, "k")
     assert_allclose(m.individual["risk"], [0.5, 0.5, 1 / 3, 1 / 3, 1 / 3, 1], rtol=1e-15, atol=0)
-    assert_allclose(m.global_risk_ER, 3.0, rtol=1e-15, atol=0)
+    assert_allclose(m.global_risk_er, 3.0, rtol=1e-15, atol=0)
     assert_allclose(m.global_risk, 0.5, rtol=1e-15, atol=0)
     assert_allclose(m.global_risk_pct, 50.0, rtol=1e-15, atol=0)
     assert list(m.individual.index) == list("abcdef")
     assert list(m.individual.columns) == ["risk", "fk", "Fk"]
-    assert m.hier_risk is None and m.hier_risk_ER is None and m.hier_risk_pct is None
+    assert m.hier_risk is None and m.hier_risk_er is None and m.hier_risk_pct is None
     assert m.max_global_risk == 0.01
 
 
@@ -80,7 +80,7 @@ def test_sample_risk_uses_approx_formula():
     q1, q2 = p1 / (1 - p1), p2 / (1 - p2)
     expected = [q1 * np.log(1 / p1), q2 - q2**2 * np.log(1 / p2), q2 - q2**2 * np.log(1 / p2)]
     assert_allclose(m.individual["risk"], expected, rtol=1e-14, atol=0)
-    assert_allclose(m.global_risk_ER, sum(expected), rtol=1e-14, atol=0)
+    assert_allclose(m.global_risk_er, sum(expected), rtol=1e-14, atol=0)
 
 
 def test_unit_weights_same_as_no_weights():
@@ -90,7 +90,7 @@ def test_unit_weights_same_as_no_weights():
     a = pysdc.measure_risk(df, ["a", "b"])
     b = pysdc.measure_risk(df, ["a", "b"], w="w")
     assert_allclose(a.individual["risk"], b.individual["risk"], rtol=1e-15, atol=0)
-    assert a.global_risk_ER == b.global_risk_ER
+    assert a.global_risk_er == b.global_risk_er
 
 
 def test_character_keys_are_factors():
@@ -168,7 +168,7 @@ def test_household_risk_by_hand():
     m = pysdc.measure_risk(df, "k", hid="hh")
     expected = [0.75, 0.75, 1 / 3, 1 - (2 / 3) ** 2, 1 - (2 / 3) ** 2]
     assert_allclose(m.individual["hier_risk"], expected, rtol=1e-15, atol=0)
-    assert_allclose(m.hier_risk_ER, sum(expected), rtol=1e-15, atol=0)
+    assert_allclose(m.hier_risk_er, sum(expected), rtol=1e-15, atol=0)
     assert_allclose(m.hier_risk, sum(expected) / 5, rtol=1e-15, atol=0)
     assert_allclose(m.hier_risk_pct, 100 * sum(expected) / 5, rtol=1e-15, atol=0)
     m2 = pysdc.measure_risk(df, "k", hid="hh", fast_hier=False)
@@ -200,8 +200,8 @@ def test_nan_risks_in_households_follow_fast_hier():
     with pytest.warns(DegenerateResultWarning):
         slow = pysdc.measure_risk(df, "k", w="w", hid="hh", fast_hier=False)
     assert np.isnan(fast.individual["risk"].iloc[0])
-    assert np.isfinite(fast.hier_risk_ER)  # NaN skipped, as sdcMicro's R sum(na.rm=TRUE)
-    assert np.isnan(slow.hier_risk_ER)  # NaN propagates, as sdcMicro's C++ sum
+    assert np.isfinite(fast.hier_risk_er)  # NaN skipped, as sdcMicro's R sum(na.rm=TRUE)
+    assert np.isnan(slow.hier_risk_er)  # NaN propagates, as sdcMicro's C++ sum
     assert np.isnan(fast.global_threshold)
 
 
@@ -232,8 +232,8 @@ def test_row_order_invariance(seed, rnd):
     a = pysdc.measure_risk(df, ["a", "b"], w="w", hid="h", max_global_risk=0.2)
     b = pysdc.measure_risk(df.iloc[perm], ["a", "b"], w="w", hid="h", max_global_risk=0.2)
     assert_allclose(b.individual.loc[a.individual.index].to_numpy(), a.individual.to_numpy(), rtol=1e-12, atol=1e-15)
-    assert_allclose(b.global_risk_ER, a.global_risk_ER, rtol=1e-12, atol=0)
-    assert_allclose(b.hier_risk_ER, a.hier_risk_ER, rtol=1e-12, atol=0)
+    assert_allclose(b.global_risk_er, a.global_risk_er, rtol=1e-12, atol=0)
+    assert_allclose(b.hier_risk_er, a.hier_risk_er, rtol=1e-12, atol=0)
     # the threshold is one of the risks, which depend on the weight summation order in the last bit
     assert_allclose(b.global_threshold, a.global_threshold, rtol=1e-12, atol=0, equal_nan=True)
 
@@ -272,7 +272,7 @@ def test_empty_data():
     for w in (None, "w"):
         with pytest.warns(DegenerateResultWarning, match="no rows"):
             m = pysdc.measure_risk(df, "k", w=w)
-        assert m.global_risk_ER == 0
+        assert m.global_risk_er == 0
         assert np.isnan(m.global_risk) and np.isnan(m.global_risk_pct) and np.isnan(m.global_threshold)
         assert len(m.individual) == 0
 
@@ -284,7 +284,7 @@ def test_zero_and_negative_weights_warn():
     assert np.isnan(m.individual["risk"].iloc[0])
     # sdcMicro: ER skips the NaN; risk of the fk=2, Fk=4 rows is the fk=2 formula
     p = 0.5
-    assert_allclose(m.global_risk_ER, 2 * (p / (1 - p) - (p / (1 - p)) ** 2 * np.log(1 / p)), rtol=1e-14, atol=0)
+    assert_allclose(m.global_risk_er, 2 * (p / (1 - p) - (p / (1 - p)) ** 2 * np.log(1 / p)), rtol=1e-14, atol=0)
 
 
 # ------------------------------------------------------------ live sdcMicro
@@ -323,7 +323,7 @@ def test_live_against_sdcmicro(seed, tmp_path):
         m = pysdc.measure_risk(df, ["k0", "k1", "k2"], w="w", hid="h", max_global_risk=mgr, fast_hier=fast, alpha=alpha)
         res = np.array(o["res"], dtype=float)
         assert_allclose(m.individual[["risk", "fk", "Fk", "hier_risk"]].to_numpy(), res, rtol=1e-13, atol=0)
-        assert_allclose(m.global_risk_ER, o["ER"][0], rtol=1e-13, atol=0)
-        assert_allclose(m.hier_risk_ER, o["hER"][0], rtol=1e-13, atol=0)
+        assert_allclose(m.global_risk_er, o["ER"][0], rtol=1e-13, atol=0)
+        assert_allclose(m.hier_risk_er, o["hER"][0], rtol=1e-13, atol=0)
         thr = np.nan if o["thr"][0] == "NA" else o["thr"][0]
         assert_allclose(m.global_threshold, thr, rtol=1e-13, atol=0, equal_nan=True)

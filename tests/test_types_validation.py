@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from pysdc import InvalidParameterError
-from pysdc._types import as_r_numeric, r_class
+from pysdc._types import r_class
 from pysdc._validation import check_columns, check_frame, check_option, check_real
 
 
@@ -32,14 +32,6 @@ def test_type_table(series, expected):
 def test_complex_refused():
     with pytest.raises(InvalidParameterError, match="complex"):
         r_class(pd.Series([1j], name="z"))
-
-
-def test_as_r_numeric_matches_r_coercion():
-    f = pd.Series(pd.Categorical(["b", None, "a"], categories=["a", "b"]))
-    np.testing.assert_array_equal(as_r_numeric(f), [2.0, np.nan, 1.0])  # factor codes, 1-based
-    assert np.isnan(as_r_numeric(pd.Series(["1", "2"], dtype=object))).all()  # character -> NA
-    np.testing.assert_array_equal(as_r_numeric(pd.Series([True, None], dtype="boolean")), [1.0, np.nan])
-    np.testing.assert_array_equal(as_r_numeric(pd.Series([3, None], dtype="Int64")), [3.0, np.nan])
 
 
 def test_check_option_message():

@@ -33,47 +33,47 @@ class TestDUtilityHand:
         x = frame(a=[1.0, 2.0, 4.0], b=[10.0, 20.0, 40.0])
         xm = frame(a=[1.5, 2.0, 3.0], b=[10.0, 25.0, 40.0])
         # 100*(0.5/1 + 0 + 1/4) + 100*(0 + 5/20 + 0) = 50 + 25 + 25
-        assert_allclose(pysdc.d_utility(x, xm, "IL1"), 100.0, rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1"), 100.0, rtol=RTOL)
 
     def test_il1_drops_zero_cells_and_zero_over_zero(self):
         x = frame(a=[0.0, 0.0, 2.0])
         xm = frame(a=[3.0, 0.0, 3.0])
         # cell 1: 300/0 = Inf -> dropped; cell 2: 0/0 -> dropped; cell 3: 100 * 1/2
-        assert_allclose(pysdc.d_utility(x, xm, "IL1"), 50.0, rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1"), 50.0, rtol=RTOL)
 
     def test_il1_drops_missing_cells(self):
         x = frame(a=[np.nan, 1.0, 2.0])
         xm = frame(a=[1.0, np.nan, 1.0])
-        assert_allclose(pysdc.d_utility(x, xm, "IL1"), 50.0, rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1"), 50.0, rtol=RTOL)
 
     def test_il1s_plain_sum_with_sample_sd(self):
         x = frame(a=[1.0, 2.0, 3.0])  # sample sd = 1
         xm = frame(a=[2.0, 2.0, 1.0])
         expected = (1 + 0 + 2) / (1.0 * math.sqrt(2))
-        assert_allclose(pysdc.d_utility(x, xm, "IL1s"), expected, rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1s"), expected, rtol=RTOL)
         assert_allclose(pysdc.d_utility(x, xm), expected, rtol=RTOL)  # IL1s is the default
 
     def test_il1s_average_is_the_literature_mean(self):
         x = frame(a=[1.0, 2.0, 3.0], b=[0.0, 2.0, 4.0])  # sds 1 and 2
         xm = frame(a=[2.0, 2.0, 1.0], b=[0.0, 4.0, 4.0])
         total = 3 / math.sqrt(2) + 2 / (2 * math.sqrt(2))
-        assert_allclose(pysdc.d_utility(x, xm, "IL1s", average=True), total / 6, rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1s", average=True), total / 6, rtol=RTOL)
 
     def test_il1s_sd_ignores_missing(self):
         x = frame(a=[1.0, np.nan, 2.0, 3.0])  # sd of 1,2,3 = 1
         xm = frame(a=[1.0, 5.0, 2.0, 4.0])
-        assert_allclose(pysdc.d_utility(x, xm, "IL1s"), 1 / math.sqrt(2), rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1s"), 1 / math.sqrt(2), rtol=RTOL)
 
     def test_il1s_constant_column_is_inf(self):
         x = frame(a=[1.0, 1.0, 1.0])
         xm = frame(a=[1.0, 1.0, 2.0])
         with pytest.warns(DegenerateResultWarning):
-            assert pysdc.d_utility(x, xm, "IL1s") == np.inf
+            assert pysdc.d_utility(x, xm, method="IL1s") == np.inf
 
     def test_il1s_constant_unchanged_column_is_dropped(self):
         x = frame(a=[1.0, 1.0, 1.0], b=[1.0, 2.0, 3.0])
         xm = frame(a=[1.0, 1.0, 1.0], b=[1.0, 2.0, 4.0])
-        assert_allclose(pysdc.d_utility(x, xm, "IL1s"), 1 / math.sqrt(2), rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1s"), 1 / math.sqrt(2), rtol=RTOL)
 
     def test_eigen_two_variables(self):
         # x: perfectly uncorrelated standardised pair -> eigenvalues (1, 1)
@@ -81,33 +81,33 @@ class TestDUtilityHand:
         # xm: perfectly correlated -> correlation matrix [[1,1],[1,1]], eigenvalues (2, 0)
         xm = frame(a=[1.0, 2.0, 3.0, 4.0], b=[2.0, 4.0, 6.0, 8.0])
         # |1 - 2|/1 + |1 - 0|/1 = 2
-        assert_allclose(pysdc.d_utility(x, xm, "eigen"), 2.0, rtol=RTOL, atol=1e-13)
+        assert_allclose(pysdc.d_utility(x, xm, method="eigen"), 2.0, rtol=RTOL, atol=1e-13)
 
     def test_eigen_constant_column_is_nan_with_warning(self):
         x = frame(a=[1.0, 1.0, 1.0], b=[1.0, 2.0, 3.0])
         with pytest.warns(DegenerateResultWarning, match="NA"):
-            assert np.isnan(pysdc.d_utility(x, x, "eigen"))
+            assert np.isnan(pysdc.d_utility(x, x, method="eigen"))
 
     def test_eigen_non_numeric_is_nan_with_warning(self):
         x = frame(a=[1.0, 2.0, 4.0], c=pd.Categorical(["u", "v", "u"]))
         with pytest.warns(DegenerateResultWarning):
-            assert np.isnan(pysdc.d_utility(x, x, "eigen"))
+            assert np.isnan(pysdc.d_utility(x, x, method="eigen"))
 
     def test_integer_and_logical_columns_are_numeric(self):
         x = frame(a=np.array([1, 2, 4], dtype="int64"), b=[True, False, True])
         xm = frame(a=np.array([1, 2, 5], dtype="int64"), b=[True, False, True])
-        assert_allclose(pysdc.d_utility(x, xm, "IL1"), 25.0, rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1"), 25.0, rtol=RTOL)
 
     def test_nullable_integer_with_missing(self):
         x = frame(a=pd.array([1, None, 4], dtype="Int64"))
         xm = frame(a=pd.array([1, 3, 5], dtype="Int64"))
-        assert_allclose(pysdc.d_utility(x, xm, "IL1"), 25.0, rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1"), 25.0, rtol=RTOL)
 
     def test_arrays_are_accepted(self):
         x = np.array([[1.0, 2.0], [2.0, 4.0], [4.0, 8.0]])
         xm = x.copy()
         xm[2, 0] = 5.0
-        assert_allclose(pysdc.d_utility(x, xm, "IL1"), 25.0, rtol=RTOL)
+        assert_allclose(pysdc.d_utility(x, xm, method="IL1"), 25.0, rtol=RTOL)
 
 
 # ------------------------------------------------------------------ invariants
@@ -121,17 +121,17 @@ def _rand_pair(seed=0, n=60, p=3, noise=0.3):
 @pytest.mark.parametrize("method", ["IL1", "IL1s", "eigen", "robeigen"])
 def test_zero_loss_when_identical(method):
     x, _ = _rand_pair()
-    assert_allclose(pysdc.d_utility(x, x.copy(), method, random_state=1), 0.0, atol=1e-12)
+    assert_allclose(pysdc.d_utility(x, x.copy(), method=method, random_state=1), 0.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("method", ["IL1", "IL1s", "eigen"])
 def test_column_order_invariance(method):
     x, xm = _rand_pair(1)
-    a = pysdc.d_utility(x, xm, method)
+    a = pysdc.d_utility(x, xm, method=method)
     order = ["v2", "v0", "v1"]
-    assert_allclose(pysdc.d_utility(x[order], xm[order], method), a, rtol=1e-12, atol=1e-14)
+    assert_allclose(pysdc.d_utility(x[order], xm[order], method=method), a, rtol=1e-12, atol=1e-14)
     # xm's columns are matched by name
-    assert_allclose(pysdc.d_utility(x, xm[order], method), a, rtol=1e-12, atol=1e-14)
+    assert_allclose(pysdc.d_utility(x, xm[order], method=method), a, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("method", ["IL1", "IL1s", "eigen"])
@@ -139,28 +139,28 @@ def test_scale_invariance(method):
     # IL1 is relative, IL1s is in sd units, eigen standardises: all are scale-free
     x, xm = _rand_pair(2)
     c = 37.5
-    assert_allclose(pysdc.d_utility(x * c, xm * c, method), pysdc.d_utility(x, xm, method), rtol=1e-10)
+    assert_allclose(pysdc.d_utility(x * c, xm * c, method=method), pysdc.d_utility(x, xm, method=method), rtol=1e-10)
 
 
 def test_il1s_translation_invariant_il1_not():
     x, xm = _rand_pair(3)
-    assert_allclose(pysdc.d_utility(x + 100, xm + 100, "IL1s"), pysdc.d_utility(x, xm, "IL1s"), rtol=1e-10)
-    assert pysdc.d_utility(x + 100, xm + 100, "IL1") < pysdc.d_utility(x, xm, "IL1")
+    assert_allclose(pysdc.d_utility(x + 100, xm + 100, method="IL1s"), pysdc.d_utility(x, xm, method="IL1s"), rtol=1e-10)
+    assert pysdc.d_utility(x + 100, xm + 100, method="IL1") < pysdc.d_utility(x, xm, method="IL1")
 
 
 def test_il1s_grows_with_noise():
     x, _ = _rand_pair(4)
     rng = np.random.default_rng(0)
     e = rng.normal(size=x.shape)
-    vals = [pysdc.d_utility(x, x + s * e, "IL1s") for s in (0.1, 1.0, 10.0)]
+    vals = [pysdc.d_utility(x, x + s * e, method="IL1s") for s in (0.1, 1.0, 10.0)]
     assert_allclose(vals[1], 10 * vals[0], rtol=1e-10)  # linear in the noise scale
     assert_allclose(vals[2], 100 * vals[0], rtol=1e-10)
 
 
 def test_robeigen_reproducible_with_random_state():
     x, xm = _rand_pair(5, n=200)
-    a = pysdc.d_utility(x, xm, "robeigen", random_state=3)
-    b = pysdc.d_utility(x, xm, "robeigen", random_state=3)
+    a = pysdc.d_utility(x, xm, method="robeigen", random_state=3)
+    b = pysdc.d_utility(x, xm, method="robeigen", random_state=3)
     assert a == b
 
 
@@ -169,41 +169,41 @@ class TestDUtilityRefusals:
     def test_unknown_method(self):
         x, xm = _rand_pair()
         with pytest.raises(InvalidParameterError, match="method must be one of"):
-            pysdc.d_utility(x, xm, "IL2")
+            pysdc.d_utility(x, xm, method="IL2")
 
     def test_average_only_for_cellwise(self):
         x, xm = _rand_pair()
         with pytest.raises(InvalidParameterError, match="average"):
-            pysdc.d_utility(x, xm, "eigen", average=True)
+            pysdc.d_utility(x, xm, method="eigen", average=True)
 
     def test_different_row_counts(self):
         x, xm = _rand_pair()
         with pytest.raises(InvalidParameterError, match="rows"):
-            pysdc.d_utility(x, xm.iloc[:-1], "IL1")
+            pysdc.d_utility(x, xm.iloc[:-1], method="IL1")
 
     def test_different_columns(self):
         x, xm = _rand_pair()
         with pytest.raises(InvalidParameterError, match="only in x"):
-            pysdc.d_utility(x, xm.rename(columns={"v0": "w"}), "IL1")
+            pysdc.d_utility(x, xm.rename(columns={"v0": "w"}), method="IL1")
 
     @pytest.mark.parametrize("method", ["IL1", "IL1s"])
     def test_non_numeric_column(self, method):
         x = frame(a=[1.0, 2.0], s=["p", "q"])
         with pytest.raises(InvalidParameterError, match="'s'"):
-            pysdc.d_utility(x, x, method)
+            pysdc.d_utility(x, x, method=method)
 
     def test_not_a_frame(self):
         with pytest.raises(InvalidParameterError, match="x must be"):
-            pysdc.d_utility([[1.0]], [[1.0]], "IL1")
+            pysdc.d_utility([[1.0]], [[1.0]], method="IL1")
 
     def test_string_array(self):
         with pytest.raises(InvalidParameterError, match="numeric array"):
-            pysdc.d_utility(np.array([["a"]]), np.array([["a"]]), "IL1")
+            pysdc.d_utility(np.array([["a"]]), np.array([["a"]]), method="IL1")
 
     def test_duplicated_columns(self):
         x = pd.DataFrame([[1.0, 2.0]], columns=["a", "a"])
         with pytest.raises(InvalidParameterError, match="duplicated"):
-            pysdc.d_utility(x, x, "IL1")
+            pysdc.d_utility(x, x, method="IL1")
 
 
 # ------------------------------------------------------------------ IL_correl
@@ -453,7 +453,7 @@ def test_random_frames_never_raise_unexplained(pair, measure):
                 r = pysdc.il_variables(x, xm)
                 assert np.isnan(r.value) or 0.0 <= r.value <= 1.0
             else:
-                v = pysdc.d_utility(x, xm, measure, random_state=0)
+                v = pysdc.d_utility(x, xm, method=measure, random_state=0)
                 assert isinstance(v, float)
                 degenerate = any(issubclass(w.category, DegenerateResultWarning) for w in caught)
                 # a singular (exact-fit) covariance has eigenvalues that are rounding noise and can make

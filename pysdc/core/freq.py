@@ -19,9 +19,36 @@ import pandas as pd
 
 from .._types import r_class
 
-__all__ = ["r_as_numeric", "series_codes", "key_codes", "column_codes", "group_keys", "dense_ids", "freq_core", "segmented_accumulate"]
+__all__ = [
+    "r_as_numeric", "series_codes", "column_codes", "group_keys", "dense_ids", "freq_core", "segmented_accumulate",
+    "dense_ok", "DENSE_PER_RECORD", "DENSE_CODES_MIN", "DENSE_TABLE_MIN", "SCAN_MAX_CELLS",
+]
 
+# ----------------------------------------------------------- size thresholds
+# Dense (table-based) paths are taken while their table has at most
+# max(DENSE_PER_RECORD * n, minimum) entries: memory stays O(n) and indexing a table beats
+# hashing. Tests lower these to force every path (tests/test_fast_paths.py).
+
+#: table entries allowed per record before a dense path gives way to hashing
+DENSE_PER_RECORD = 4
+#: minimum table size for coding one integer-valued column arithmetically (value - min)
+DENSE_CODES_MIN = 1 << 16
+#: combined keys stay below this, so a mixed-radix key of codes never overflows int64
 _MAX_SPAN = 2**62
+#: minimum table size for dense ids / counts over a combined key space (a few MB at most)
+DENSE_TABLE_MIN = 1 << 20
+#: segmented scans pad segments into blocks of at most this many cells (bounded temporary memory)
+SCAN_MAX_CELLS = 1 << 22
+
+
+def dense_ok(size: int, n: int, kind: str = "table") -> bool:
+    """Whether a dense table of ``size`` entries is allowed for ``n`` records.
+
+    ``kind`` is ``"codes"`` (one column's value range) or ``"table"`` (a combined key
+    space); the thresholds are read at call time, so tests can lower them.
+    """
+    minimum = DENSE_CODES_MIN if kind == "codes" else DENSE_TABLE_MIN
+    return size <= max(DENSE_PER_RECORD * n, minimum)
 
 
 # ------------------------------------------------------------------ coercion
@@ -55,21 +82,6 @@ def r_as_numeric(s: pd.Series) -> tuple[np.ndarray, int]:
     return np.array(s.to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64), 0
 
 
-def key_codes(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of each key column: ``(codes (k, n) int64, cardinalities)``.
-
-    Equal values share a code (exact floating-point equality, as R's grouping);
-    missing values (NaN) get code -1. Codes need not be dense: ``cards[j]`` is
-    an upper bound (exclusive) of column ``j``'s codes.
-    """
-    n = len(columns[0]) if columns else 0
-    codes = np.empty((len(columns), n), dtype=np.int64)
-    cards = np.empty(len(columns), dtype=np.int64)
-    for j, col in enumerate(columns):
-        codes[j], cards[j] = column_codes(col)
-    return codes, cards
-
-
 def column_codes(col: np.ndarray) -> tuple[np.ndarray, int]:
     """Codes of one float column (-1 for NaN) and an exclusive upper bound.
 
@@ -84,7 +96,7 @@ def column_codes(col: np.ndarray) -> tuple[np.ndarray, int]:
     hi = np.fmax.reduce(col)
     if np.isnan(lo):
         return np.full(n, -1, dtype=np.int64), 0
-    if np.isfinite(lo) and np.isfinite(hi) and hi - lo <= max(4 * n, 1 << 16):
+    if np.isfinite(lo) and np.isfinite(hi) and dense_ok(hi - lo, n, "codes"):
         shifted = col - lo
         with np.errstate(invalid="ignore"):
             codes = shifted.astype(np.int64)
@@ -118,7 +130,7 @@ def series_codes(s: pd.Series, *, character: str = "numeric") -> tuple[np.ndarra
                 v = v.view(np.uint8)
             lo = int(v.min())
             hi = int(v.max())
-            if hi - lo <= max(4 * v.size, 1 << 16):
+            if dense_ok(hi - lo, v.size, "codes"):
                 return np.subtract(v, lo, dtype=np.int64), hi - lo + 1, 0
     values, lost = r_as_numeric(s)
     codes, card = column_codes(values)
@@ -132,9 +144,9 @@ def dense_ids(key: np.ndarray, span: int | None = None) -> tuple[np.ndarray, int
     if span is None:
         lo = int(key.min())
         hi = int(key.max())
-        if lo >= 0 and hi <= max(4 * key.size, 1 << 20):
+        if lo >= 0 and dense_ok(hi, key.size):
             span = hi + 1
-    if span is not None and span <= max(4 * key.size, 1 << 20):
+    if span is not None and dense_ok(span, key.size):
         present = np.zeros(span, dtype=bool)
         present[key] = True
         ids = np.cumsum(present) - 1
@@ -300,7 +312,7 @@ def freq_core(codes: np.ndarray, cards: np.ndarray, w: np.ndarray | None, alpha:
 
 # --------------------------------------------------------- segmented scans
 
-def segmented_accumulate(values: np.ndarray, lengths: np.ndarray, ufunc, *, max_cells: int = 1 << 22):
+def segmented_accumulate(values: np.ndarray, lengths: np.ndarray, ufunc, *, max_cells: int | None = None):
     """Sequential ``ufunc.accumulate`` within consecutive segments, vectorised.
 
     ``values`` is the concatenation of segments of the given ``lengths``
@@ -311,6 +323,7 @@ def segmented_accumulate(values: np.ndarray, lengths: np.ndarray, ufunc, *, max_
     work is at most twice the total length and Python iterates only over
     buckets and memory-bounded chunks.
     """
+    max_cells = SCAN_MAX_CELLS if max_cells is None else max_cells
     values = np.asarray(values)
     lengths = np.asarray(lengths, dtype=np.int64)
     out = np.empty_like(values)

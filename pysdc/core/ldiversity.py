@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .freq import column_codes, dense_ids, group_keys, segmented_accumulate
+from .freq import column_codes, dense_ids, dense_ok, group_keys, segmented_accumulate
 
 __all__ = ["ldiversity_core", "integer_raw_keys", "SDC_MISSING_CODE"]
 
@@ -23,7 +23,7 @@ def _raw_keys(codes, cards):
     span = 1
     for card in cards:
         span *= max(int(card), 1)
-    if span > max(4 * n, 1 << 20):
+    if not dense_ok(span, n):
         return None
     dtype = np.int32 if span < 2**31 else np.int64
     key = np.asarray(codes[0], dtype=dtype).copy()
@@ -60,7 +60,7 @@ def integer_raw_keys(columns: list[np.ndarray]):
     span = 1
     for card in cards:
         span *= card
-    if span > max(4 * n, 1 << 20):
+    if not dense_ok(span, n):
         return None
     small = span < 2**31 and all(-(2**31) < v < 2**31 for col, lo, card in zip(vals, los, cards)
                                  for v in (lo, lo + card - 1))
@@ -141,7 +141,7 @@ def _fused_keys(v, key, K, scratch, scratch2):
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return None, 0
     span = int(hi - lo) + 1
-    if hi - lo > max(4 * n, 1 << 16) or K * span > max(4 * n, 1 << 20):
+    if not dense_ok(hi - lo, n, "codes") or not dense_ok(K * span, n):
         return None, 0
     np.subtract(v, lo, out=scratch)
     np.trunc(scratch, out=scratch2)
@@ -256,7 +256,7 @@ def _group_ldiversity(group: np.ndarray, G: int, v: np.ndarray, c: np.float32):
         cat = _category_codes(v)
         gobs = group
     span = int(cat.max()) + 1 if cat.size else 1
-    if G * span <= max(4 * group.size, 1 << 20):
+    if dense_ok(G * span, group.size):
         return _group_ldiversity_dense(gobs, G, cat, span, miss_cnt, c)
     size = np.bincount(group, minlength=G).astype(np.float64)
     pair, n_pairs = dense_ids(gobs * span + cat, G * span)

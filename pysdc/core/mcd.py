@@ -32,6 +32,10 @@ __all__ = [
     "mcd_small_sample_factor",
 ]
 
+#: Mahalanobis distances are computed in blocks of this many observations, which stay in cache
+#: across the p passes (a speed choice only: every block size gives the same numbers)
+DISTANCE_CHUNK = 1 << 14
+
 # --------------------------------------------------------------------------------------
 # Correction factors
 # --------------------------------------------------------------------------------------
@@ -411,7 +415,7 @@ def _dist2_cols(XT: np.ndarray, mu: np.ndarray, C: np.ndarray) -> np.ndarray:
     A = np.linalg.inv(np.linalg.cholesky(C))  # lower triangular
     b = A @ mu
     d2 = np.zeros(n)
-    chunk = 1 << 14  # blocks of observations that stay in cache across the p passes
+    chunk = DISTANCE_CHUNK
     y = np.empty(min(n, chunk))
     t = np.empty(min(n, chunk))
     for s in range(0, n, chunk):  # loop over blocks of observations, vectorised within

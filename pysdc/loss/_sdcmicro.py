@@ -14,14 +14,43 @@ import pandas as pd
 import scipy.linalg
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
-from .._results import ILCorrelResult, ILVariablesResult
+from .._results import DUtilityResult, ILCorrelResult, ILVariablesResult
 from .._types import as_float, r_class
-from .._validation import check_bool, check_frame, check_option
+from .._validation import (
+    Boolean,
+    Frame,
+    MappingOf,
+    Options,
+    RandomState,
+    user_stacklevel,
+    validate_params,
+)
 
 __all__ = ["d_utility", "il_correl", "il_variables"]
 
 _METHODS = ("IL1", "IL1s", "eigen", "robeigen")
 _NUMERIC_CLASSES = ("numeric", "integer", "logical")
+_SCALES = ("numeric", "ordinal", "nominal")
+
+# ------------------------------------------------------------------ declared constraints
+# Shared by the native functions (validate_params) and the R bridge (through pysdc._registry).
+D_UTILITY_PARAMS = {
+    "x": Frame(allow_array=True),
+    "xm": Frame(allow_array=True),
+    "method": Options(_METHODS),
+    "average": Boolean(),
+    "random_state": RandomState(),
+}
+IL_CORREL_PARAMS = {
+    "x": Frame(allow_array=True),
+    "xm": Frame(allow_array=True),
+    "normalization": Options(("sdcmicro", "mlodak")),
+}
+IL_VARIABLES_PARAMS = {
+    "x": Frame(),
+    "xm": Frame(),
+    "scales": MappingOf(_SCALES, of=("x", "xm")),
+}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -74,10 +103,8 @@ def _cor_from_cov(S: np.ndarray) -> np.ndarray:
     return R
 
 
-def _aligned_frames(x, xm, *, allow_array: bool):
-    """Check x and xm and align xm's columns to x's (by name)."""
-    x = check_frame("x", x, allow_array=allow_array)
-    xm = check_frame("xm", xm, allow_array=allow_array)
+def _aligned_frames(x: pd.DataFrame, xm: pd.DataFrame):
+    """Align xm's columns to x's (by name); refuse different variables or row counts."""
     if list(x.columns) != list(xm.columns):
         if set(x.columns) == set(xm.columns):
             xm = xm[list(x.columns)]
@@ -193,7 +220,7 @@ def _eigen_result(e1: np.ndarray, e2: np.ndarray, method: str) -> float:
             "that is not positive definite because of missing values), so the sum divides by it. sdcMicro "
             "returns the same number.",
             DegenerateResultWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         return value
     return _degenerate(value, f"d_utility(method={method!r})")
@@ -201,7 +228,7 @@ def _eigen_result(e1: np.ndarray, e2: np.ndarray, method: str) -> float:
 
 def _degenerate(value: float, what: str) -> float:
     if not np.isfinite(value):
-        warnings.warn(f"{what} is {value}: {_explain_nonfinite(value)}", DegenerateResultWarning, stacklevel=3)
+        warnings.warn(f"{what} is {value}: {_explain_nonfinite(value)}", DegenerateResultWarning, stacklevel=user_stacklevel())
     return value
 
 
@@ -212,7 +239,15 @@ def _explain_nonfinite(value: float) -> str:
 
 
 # --------------------------------------------------------------------------- dUtility
-def d_utility(x, xm, method: str = "IL1s", *, average: bool = False, random_state=None) -> float:
+@validate_params(D_UTILITY_PARAMS)
+def d_utility(
+    x: pd.DataFrame | np.ndarray,
+    xm: pd.DataFrame | np.ndarray,
+    *,
+    method: str = "IL1s",
+    average: bool = False,
+    random_state: int | np.random.Generator | None = None,
+) -> DUtilityResult:
     """Information loss between original and masked continuous variables (sdcMicro's ``dUtility``).
 
     Parameters
@@ -238,9 +273,11 @@ def d_utility(x, xm, method: str = "IL1s", *, average: bool = False, random_stat
 
     Returns
     -------
-    float
-        The information loss; NaN (with a :class:`DegenerateResultWarning`)
-        where sdcMicro returns NA, Inf where sdcMicro returns Inf.
+    DUtilityResult
+        The information loss (``.value``; the result is also a float, see
+        :class:`~pysdc.DUtilityResult` for the deprecation of that), NaN (with a
+        :class:`DegenerateResultWarning`) where sdcMicro returns NA, Inf where
+        sdcMicro returns Inf; ``.method``, ``.n``, ``.n_vars``, ``.average``.
 
     Raises
     ------
@@ -293,16 +330,20 @@ def d_utility(x, xm, method: str = "IL1s", *, average: bool = False, random_stat
     >>> import pandas as pd, pysdc
     >>> x = pd.DataFrame({"a": [1.0, 2.0, 4.0]})
     >>> xm = pd.DataFrame({"a": [1.0, 2.0, 5.0]})
-    >>> pysdc.d_utility(x, xm, method="IL1")   # 100 * |4 - 5| / 4
+    >>> pysdc.d_utility(x, xm, method="IL1").value   # 100 * |4 - 5| / 4
     25.0
     """
-    check_option("method", method, _METHODS)
-    average = check_bool("average", average)
     if average and method not in ("IL1", "IL1s"):
         raise InvalidParameterError(
             f"average=True applies to the cell-wise measures 'IL1' and 'IL1s' only; got method={method!r}."
         )
-    xf, xmf = _aligned_frames(x, xm, allow_array=True)
+    xf, xmf = _aligned_frames(x, xm)
+    value = _d_utility_value(xf, xmf, method, average, random_state)
+    return DUtilityResult(value=value, method=method, n=int(xf.shape[0]), n_vars=int(xf.shape[1]), average=average)
+
+
+def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: bool, random_state) -> float:
+    """The number of :func:`d_utility` (frames checked and aligned)."""
     if method in ("eigen", "robeigen"):
         non_numeric = [
             c for f in (xf, xmf) for c in f.columns if r_class(f[c]) not in _NUMERIC_CLASSES
@@ -313,7 +354,7 @@ def d_utility(x, xm, method: str = "IL1s", *, average: bool = False, random_stat
                 "numeric, so the data cannot be standardised; sdcMicro returns NA here. "
                 "Select the continuous variables.",
                 DegenerateResultWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             return float("nan")
     X = _numeric_matrix("x", xf)
@@ -342,7 +383,7 @@ def d_utility(x, xm, method: str = "IL1s", *, average: bool = False, random_stat
                 "d_utility(method='eigen') is NaN: a covariance of the standardised data could not be "
                 "computed (a constant variable, or fewer than two complete pairs); sdcMicro returns NA here.",
                 DegenerateResultWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             return float("nan")
         return _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
@@ -361,7 +402,7 @@ def d_utility(x, xm, method: str = "IL1s", *, average: bool = False, random_stat
             f"d_utility(method='robeigen') is NaN: the MCD could not be computed ({exc}); "
             "sdcMicro returns NA here.",
             DegenerateResultWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
         return float("nan")
     return _eigen_result(_eigenvalues(c1), _eigenvalues(c2), "robeigen")
@@ -411,7 +452,13 @@ def _complete_cor(X: np.ndarray) -> tuple[np.ndarray, int]:
     return np.clip(R, -1.0, 1.0), k
 
 
-def il_correl(x, xm, *, normalization: str = "sdcmicro") -> ILCorrelResult:
+@validate_params(IL_CORREL_PARAMS)
+def il_correl(
+    x: pd.DataFrame | np.ndarray,
+    xm: pd.DataFrame | np.ndarray,
+    *,
+    normalization: str = "sdcmicro",
+) -> ILCorrelResult:
     """Correlation-based information loss (sdcMicro's ``IL_correl``; Młodak, 2020).
 
     Compares the diagonals of the inverse correlation matrices of ``x`` and ``xm``.
@@ -463,9 +510,7 @@ def il_correl(x, xm, *, normalization: str = "sdcmicro") -> ILCorrelResult:
     control of output data. *Wiadomości Statystyczne / The Polish Statistician*
     65(9), 7-27.
     """
-    check_option("normalization", normalization, ("sdcmicro", "mlodak"))
-    xf = check_frame("x", x, allow_array=True)
-    xmf = check_frame("xm", xm, allow_array=True)
+    xf, xmf = x, xm
     xm_cols = set(xmf.columns)
     common = [c for c in xf.columns if c in xm_cols]
     if not common:
@@ -512,8 +557,6 @@ def il_correl(x, xm, *, normalization: str = "sdcmicro") -> ILCorrelResult:
 
 
 # --------------------------------------------------------------------------- IL_variables
-_SCALES = ("numeric", "ordinal", "nominal")
-
 
 def _kind_of(cls: str) -> str:
     if cls == "numeric":
@@ -542,7 +585,7 @@ def _numeric_distance_sum(a: np.ndarray, b: np.ndarray) -> float:
     return float(d.sum()) * (2.0 / np.pi)
 
 
-def _ordinal_codes(sa: pd.Series, sb: pd.Series, declared: bool):
+def _ordinal_codes(sa: pd.Series, sb: pd.Series):
     if isinstance(sa.dtype, pd.CategoricalDtype) and isinstance(sb.dtype, pd.CategoricalDtype):
         if list(sa.cat.categories) != list(sb.cat.categories):
             raise InvalidParameterError(
@@ -599,7 +642,13 @@ def _nominal_distance(sa: pd.Series, sb: pd.Series) -> np.ndarray:
     return differ
 
 
-def il_variables(x, xm, *, scales: dict | None = None) -> ILVariablesResult:
+@validate_params(IL_VARIABLES_PARAMS)
+def il_variables(
+    x: pd.DataFrame,
+    xm: pd.DataFrame,
+    *,
+    scales: dict[str, str] | None = None,
+) -> ILVariablesResult:
     """Variable-wise information loss (sdcMicro's ``IL_variables``; Młodak, 2020).
 
     Parameters
@@ -662,17 +711,7 @@ def il_variables(x, xm, *, scales: dict | None = None) -> ILVariablesResult:
     control of output data. *Wiadomości Statystyczne / The Polish Statistician*
     65(9), 7-27.
     """
-    xf = check_frame("x", x)
-    xmf = check_frame("xm", xm)
-    scales = {} if scales is None else scales
-    if not isinstance(scales, dict):
-        raise InvalidParameterError(
-            f"scales must be a dict mapping column names to one of {_SCALES}; got {type(scales).__name__}."
-        )
-    for col, sc in scales.items():
-        check_option(f"scales[{col!r}]", sc, _SCALES)
-        if col not in xf.columns or col not in xmf.columns:
-            raise InvalidParameterError(f"scales names column {col!r}, which is not a column of both x and xm.")
+    xf, xmf = x, xm
     xm_cols = set(xmf.columns)
     common = [c for c in xf.columns if c in xm_cols]
     if not common:
@@ -713,7 +752,7 @@ def il_variables(x, xm, *, scales: dict | None = None) -> ILVariablesResult:
                     f"column {c!r} was declared numeric but its values are not numbers."
                 ) from None
         elif kind == "ordinal":
-            codes_a, codes_b, levels = _ordinal_codes(sa, sb, declared=c in scales)
+            codes_a, codes_b, levels = _ordinal_codes(sa, sb)
             s = float(np.sum(_ordinal_distance(codes_a, codes_b, levels)))
         else:
             s = float(np.sum(_nominal_distance(sa, sb)))
@@ -730,6 +769,6 @@ def il_variables(x, xm, *, scales: dict | None = None) -> ILVariablesResult:
                if bad else "the data have no records. ")
             + "sdcMicro returns NaN here too.",
             DegenerateResultWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return ILVariablesResult(value=float(value), per_variable=per_variable, n=int(n))

@@ -6,10 +6,11 @@ sdcMicro functions, the R package sdcMicro.
 
 Wrappers
 --------
-:func:`d_utility`, :func:`il_correl`, :func:`il_variables`, :func:`freq_calc`,
-:func:`indiv_risk`, :func:`measure_risk`, :func:`ldiversity` have the native
-functions' names, signatures, defaults and result classes, and every number in
-their results is sdcMicro's.
+Every measure of the registry :mod:`pysdc._registry` (:func:`d_utility`,
+:func:`il_correl`, :func:`il_variables`, :func:`freq_calc`, :func:`indiv_risk`,
+:func:`measure_risk`, :func:`ldiversity`, ...) has a wrapper here with the native
+function's name, signature, defaults, validation and result class, and every number
+in its result is sdcMicro's (:mod:`pysdc.r._measures`).
 
 Generic call
 ------------
@@ -32,16 +33,10 @@ warnings, to :func:`last_call_log`.
 from __future__ import annotations
 
 from .._errors import RNotAvailableError
+from ._measures import WRAPPERS as _WRAPPERS
 from ._objects import Availability, CallLog, RList, RObject
-from ._wrappers import (
-    d_utility,
-    freq_calc,
-    il_correl,
-    il_variables,
-    indiv_risk,
-    ldiversity,
-    measure_risk,
-)
+
+globals().update(_WRAPPERS)  # pysdc.r.<measure> for every registry entry with a bridge
 
 __all__ = [
     "call",
@@ -52,13 +47,7 @@ __all__ = [
     "RList",
     "Availability",
     "CallLog",
-    "d_utility",
-    "il_correl",
-    "il_variables",
-    "freq_calc",
-    "indiv_risk",
-    "measure_risk",
-    "ldiversity",
+    *_WRAPPERS,
 ]
 
 

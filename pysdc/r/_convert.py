@@ -45,25 +45,23 @@ import pandas as pd
 import rpy2.rinterface as ri
 from rpy2.rinterface_lib import openrlib
 
-from .._errors import InvalidParameterError
+from .._errors import InvalidParameterError, RCallError
 from .._types import r_class
+from ._helpers import FEW_DISTINCT, FEW_N, SAMPLE_N
+from ._helpers import H as _H
+from ._helpers import few_distinct as _few_distinct
 from ._objects import RList, RObject
+from ._runtime import LOCK
 
-__all__ = ["to_r", "to_py", "frame_to_r", "frame_to_py", "set_helpers"]
+__all__ = ["to_r", "to_py", "frame_to_r", "frame_to_py", "handle", "ACCESS"]
 
 # R's NA_real_ is a NaN whose low word is 1954; R's NA_integer_ and NA (logical) are INT_MIN.
 NA_REAL_BITS = np.int64(0x7FF00000000007A2)
 NA_INT = np.int32(-(2**31))
 INT_MAX = 2**31 - 1
 _SEP = "\x1f"  # unit separator used to ship many strings as one buffer
-_SMALL = 64  # below this length, strings go through rpy2 element by element
-
-_H: dict = {}  # R helper closures, set by the session
-
-
-def set_helpers(helpers: dict) -> None:
-    _H.clear()
-    _H.update(helpers)
+#: below this length, strings go through rpy2 element by element (cheaper than a buffer round trip)
+_SMALL = 64
 
 
 # --------------------------------------------------------------------------- low level
@@ -106,7 +104,7 @@ def _logical(values, mask):
     return ri.BoolSexpVector.from_memoryview(memoryview(_int32(values, mask)))
 
 
-def _strings(values, mask=None) -> "ri.StrSexpVector":
+def _strings(values, mask=None) -> ri.StrSexpVector:
     """An R character vector from an object array of str (NA where ``mask``).
 
     Long vectors travel as one UTF-8 buffer split by R (strsplit), far faster
@@ -145,16 +143,7 @@ def _strings(values, mask=None) -> "ri.StrSexpVector":
     return _H["str_in"](ri.ByteSexpVector.from_memoryview(memoryview(raw)), na, utf8)
 
 
-def _few_distinct(values: np.ndarray) -> bool:
-    """Guess from an evenly spread sample of 1000 whether values repeat a lot."""
-    n = len(values)
-    if n <= 4000:
-        return True
-    sample = values[:: n // 1000][:1000]
-    return len(pd.unique(sample)) <= 250
-
-
-def _character(values: np.ndarray, mask: np.ndarray, name) -> "ri.Sexp":
+def _character(values: np.ndarray, mask: np.ndarray, name) -> ri.Sexp:
     """values: object array of str (anything where mask is True)."""
     n = len(values)
     if n > _SMALL and _few_distinct(values):
@@ -176,7 +165,7 @@ def _check_str(values: np.ndarray, name) -> None:
         )
 
 
-def _levels(categories: pd.Index, name) -> "ri.StrSexpVector":
+def _levels(categories: pd.Index, name) -> ri.StrSexpVector:
     kind = pd.api.types.infer_dtype(categories, skipna=False)
     if kind == "string":
         labels = [str(c) for c in categories]
@@ -402,7 +391,8 @@ def _chr_values(sexp) -> np.ndarray:
     """
     if len(sexp) <= _SMALL:
         return _chr_slow(sexp)
-    res = _H["str_out"](sexp)  # list(codes or NULL, n strings, raw, has separator, strings, NA positions)
+    res = _H["str_out"](sexp, ri.IntSexpVector([FEW_N]), ri.IntSexpVector([SAMPLE_N]),
+                        ri.IntSexpVector([FEW_DISTINCT]))  # list(codes or NULL, n strings, raw, has separator, strings, NA positions)
     nu = int(res[1][0])
     if res[3][0]:
         uni = _chr_slow(res[4])
@@ -516,7 +506,12 @@ def _matrix(sexp, dims):
 
 
 def _s4_or_handle(sexp, classes) -> RObject:
-    return RObject(sexp, classes or tuple(_H["class_of"](sexp)), sexp.typeof.name)
+    return RObject(sexp, classes or tuple(_H["class_of"](sexp)), sexp.typeof.name, ACCESS)
+
+
+def handle(sexp) -> RObject:
+    """An :class:`RObject` handle to ``sexp`` (no conversion)."""
+    return _s4_or_handle(sexp, ())
 
 
 def to_py(sexp, scalar: bool = True):
@@ -536,7 +531,7 @@ def to_py(sexp, scalar: bool = True):
         named = keys is not None and all(isinstance(k, str) and k for k in keys) and len(set(keys)) == len(keys)
         if classes:
             if named:
-                return RList(zip(keys, items), RObject(sexp, classes, "list"))
+                return RList(zip(keys, items), RObject(sexp, classes, "list", ACCESS))
             return _s4_or_handle(sexp, classes)
         if named:
             return dict(zip(keys, items))
@@ -558,3 +553,37 @@ def to_py(sexp, scalar: bool = True):
             return pd.Series(vec, index=pd.Index(_chr_values(names), dtype=object))
         return vec
     return _s4_or_handle(sexp, classes)
+
+
+# --------------------------------------------------------------------------- handles
+class _Access:
+    """The :class:`~pysdc.r._objects.RAccess` of every handle made here: R's own accessors, then to_py."""
+
+    def _apply(self, helper: str, obj: RObject, *extra):
+        with LOCK:
+            try:
+                out = _H[helper](obj._sexp, *extra)
+            except ri.embedded.RRuntimeError as exc:
+                raise RCallError(str(exc).strip(), f"{helper} on {obj!r}") from None
+            return to_py(out)
+
+    def slot(self, obj: RObject, name: str):
+        return self._apply("slot", obj, ri.StrSexpVector([name]))
+
+    def attr(self, obj: RObject, name: str):
+        return self._apply("attr", obj, ri.StrSexpVector([name]))
+
+    def item(self, obj: RObject, key):
+        if isinstance(key, str):
+            k = ri.StrSexpVector([key])
+        elif isinstance(key, int) and not isinstance(key, bool):
+            k = ri.IntSexpVector([key + 1])
+        else:
+            raise TypeError("RObject keys are component names (str) or 0-based positions (int)")
+        return self._apply("item", obj, k)
+
+    def unclass(self, obj: RObject):
+        return self._apply("unclass_any", obj)
+
+
+ACCESS = _Access()

@@ -1,10 +1,28 @@
-"""Python-side handles for R values (no rpy2 import here)."""
+"""Python-side handles for R values (no rpy2 import here, and no import of the bridge).
+
+An :class:`RObject` reads its slots, attributes and components through a small
+protocol, :class:`RAccess`, that the converter (:mod:`pysdc.r._convert`) implements
+and hands to every handle it makes.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-__all__ = ["RObject", "RList", "Availability", "CallLog"]
+__all__ = ["RObject", "RList", "RAccess", "Availability", "CallLog"]
+
+
+class RAccess(Protocol):
+    """What a handle needs from the bridge (each call takes the session lock itself)."""
+
+    def slot(self, obj: RObject, name: str) -> Any: ...
+
+    def attr(self, obj: RObject, name: str) -> Any: ...
+
+    def item(self, obj: RObject, key: str | int) -> Any: ...
+
+    def unclass(self, obj: RObject) -> Any: ...
 
 
 class RObject:
@@ -23,42 +41,39 @@ class RObject:
         R's ``typeof()`` of the object.
     """
 
-    __slots__ = ("_sexp", "r_class", "r_type")
+    __slots__ = ("_sexp", "r_class", "r_type", "_access")
 
-    def __init__(self, sexp, r_class: tuple = (), r_type: str = ""):
+    def __init__(self, sexp, r_class: tuple = (), r_type: str = "", access: RAccess | None = None):
         self._sexp = sexp
         self.r_class = tuple(r_class)
         self.r_type = r_type
+        self._access = access
+
+    def _ops(self) -> RAccess:
+        if self._access is None:
+            raise TypeError("this RObject was made without access to R (no RAccess given)")
+        return self._access
 
     def __repr__(self) -> str:
         cls = "/".join(self.r_class) or self.r_type
         return f"<RObject of R class {cls}>"
 
-    # The helpers below go through pysdc.r so that they take the session lock.
     def slot(self, name: str):
         """The S4 slot ``name`` (R's ``obj@name``), converted to Python."""
-        from . import _session
-
-        return _session.get_slot(self, name)
+        return self._ops().slot(self, name)
 
     def attr(self, name: str):
         """The attribute ``name`` (R's ``attr(obj, name, exact = TRUE)``), converted to Python."""
-        from . import _session
-
-        return _session.get_attr(self, name)
+        return self._ops().attr(self, name)
 
     def to_python(self):
         """Convert the object with its class removed (R's ``unclass``); S4 objects
         become a dict of their slots."""
-        from . import _session
-
-        return _session.unclass_to_python(self)
+        return self._ops().unclass(self)
 
     def __getitem__(self, key):
         """A component (R's ``obj[[key]]``, or the slot for S4 objects), converted to Python."""
-        from . import _session
-
-        return _session.get_item(self, key)
+        return self._ops().item(self, key)
 
 
 class RList(dict):

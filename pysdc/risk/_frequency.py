@@ -9,31 +9,82 @@ live in :mod:`pysdc.core.freq` (frequencies with wildcards), :mod:`pysdc.core.th
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from .._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError, PysdcWarning
+from .._results import FreqCalcResult, IndivRiskResult, LDiversityResult, MeasureRiskResult
+from .._types import r_class
+from .._validation import (
+    Boolean,
+    Columns,
+    Frame,
+    InstanceOf,
+    Interval,
+    Options,
+    user_stacklevel,
+    validate_params,
+)
 from ..core.freq import column_codes, dense_ids, freq_core, r_as_numeric, segmented_accumulate, series_codes
 from ..core.ldiversity import SDC_MISSING_CODE, integer_raw_keys, ldiversity_core
-from .._results import FreqCalcResult, IndivRiskResult, MeasureRiskResult
 from ..core.threshold import global_threshold, household_codes, household_risk
-from .._types import r_class
-from .._validation import check_bool, check_columns, check_frame, check_option, check_real
 
 __all__ = ["freq_calc", "indiv_risk", "measure_risk", "ldiversity"]
 
 
+# ------------------------------------------------------------------ declared constraints
+# Shared by the native functions (validate_params) and the R bridge (through pysdc._registry).
+
+#: the data frame and its key variables, as every frequency-based measure takes them
+DATA = Frame(allow_array=True)
+KEY_VARS = Columns("data")
+#: a weight column, which must not also be a key
+WEIGHT = Columns(
+    "data", single=True, optional=True, disjoint_from="key_vars",
+    disjoint_message="{name}: the weight column {cols} is also a key variable; use it as one or the other.",
+)
+ALPHA = Interval(0.0, 1.0)
+
+FREQ_CALC_PARAMS = {"data": DATA, "key_vars": KEY_VARS, "w": WEIGHT, "alpha": ALPHA}
+INDIV_RISK_PARAMS = {
+    "freq": InstanceOf(FreqCalcResult, "a pysdc.FreqCalcResult (from freq_calc)"),
+    "method": Options(("approx", "exact")),
+    "qual": Interval(),
+    "survey": Boolean(),
+}
+MEASURE_RISK_PARAMS = {
+    "data": DATA,
+    "key_vars": KEY_VARS,
+    "w": WEIGHT,
+    "hid": Columns("data", single=True, optional=True),
+    "max_global_risk": Interval(
+        0, 1, closed="neither", note="a proportion of expected re-identifications, as in sdcMicro"
+    ),
+    "fast_hier": Boolean(),
+    "alpha": ALPHA,
+}
+LDIVERSITY_PARAMS = {
+    "data": DATA,
+    "key_vars": KEY_VARS,
+    "ldiv_index": Columns(
+        "data", disjoint_from="key_vars",
+        disjoint_message="{name}: sensitive variable(s) {cols} are also key variables; a sensitive variable "
+        "must not be a key (sdcMicro refuses this too).",
+        max_count=5,
+        max_message="{name} names {n} sensitive variables; sdcMicro supports at most {max}. Call ldiversity "
+        "several times with at most {max} each (the Multi columns then differ).",
+    ),
+    "l_recurs_c": Interval(),
+}
+
+
 # ------------------------------------------------------------------ helpers
 
-def _single_column(name: str, value, data: pd.DataFrame):
-    if value is None:
-        return None
-    cols = check_columns(name, value, data)
-    if len(cols) != 1:
-        raise InvalidParameterError(f"{name} must name exactly one column of data; got {cols}.")
-    return cols[0]
-
+#: above this many runs of equal segment length, one Python iteration per run costs more than the
+#: bucketed, padded scan of segmented_accumulate (tests lower it to force both paths)
+MAX_EQUAL_LENGTH_RUNS = 4096
 
 def _key_codes(data: pd.DataFrame, key_vars: list, *, func: str, factorize_character: bool):
     """Integer codes (k, n) of the key columns as sdcMicro's as.numeric sees them
@@ -51,7 +102,7 @@ def _key_codes(data: pd.DataFrame, key_vars: list, *, func: str, factorize_chara
                 "does the same to return sdcMicro's numbers. To use the strings as categories, convert the "
                 f"column first: data[{k!r}] = data[{k!r}].astype('category').",
                 CoercionWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
     return codes, cards
 
@@ -68,7 +119,7 @@ def _weights(data: pd.DataFrame, w, *, func: str):
             f"({'factor codes' if cls in ('factor', 'ordered') else 'parsed numbers'}), and so does pysdc. "
             "Weights should be a float column.",
             CoercionWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     bad = np.isnan(v)
     if bad.any():
@@ -84,19 +135,9 @@ def _weights(data: pd.DataFrame, w, *, func: str):
             "uses them as they are, so population frequencies Fk can be 0 or negative and the risks of "
             "those records NaN or meaningless. pysdc returns sdcMicro's numbers.",
             DegenerateResultWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return v
-
-
-def _validate_common(data, key_vars, w, alpha):
-    data = check_frame("data", data, allow_array=True)
-    keys = check_columns("key_vars", key_vars, data)
-    w_col = _single_column("w", w, data)
-    if w_col is not None and w_col in keys:
-        raise InvalidParameterError(f"w: the weight column {w_col!r} is also a key variable; use it as one or the other.")
-    alpha = check_real("alpha", alpha, low=0.0, high=1.0)
-    return data, keys, w_col, alpha
 
 
 def _frequencies(data, keys, w_col, alpha, *, func, factorize_character):
@@ -108,7 +149,14 @@ def _frequencies(data, keys, w_col, alpha, *, func, factorize_character):
 
 # ----------------------------------------------------------------- freq_calc
 
-def freq_calc(data, key_vars, w=None, alpha=1.0) -> FreqCalcResult:
+@validate_params(FREQ_CALC_PARAMS)
+def freq_calc(
+    data: pd.DataFrame | np.ndarray,
+    key_vars: str | Sequence[str],
+    *,
+    w: str | None = None,
+    alpha: float = 1.0,
+) -> FreqCalcResult:
     """Sample and population frequencies of each record's key combination.
 
     Counts, for every record, how many records share its combination of key
@@ -196,11 +244,11 @@ def freq_calc(data, key_vars, w=None, alpha=1.0) -> FreqCalcResult:
     >>> f.fk
     array([2., 2., 2., 2.])
     """
-    data, keys, w_col, alpha = _validate_common(data, key_vars, w, alpha)
+    keys, w_col = key_vars, w
     fk_c, Fk_c, _, inv = _frequencies(data, keys, w_col, alpha, func="freq_calc", factorize_character=False)
     fk, Fk = fk_c[inv], Fk_c[inv]
     if len(data) == 0:
-        warnings.warn("freq_calc: data has no rows; fk and Fk are empty.", DegenerateResultWarning, stacklevel=2)
+        warnings.warn("freq_calc: data has no rows; fk and Fk are empty.", DegenerateResultWarning, stacklevel=user_stacklevel())
     return FreqCalcResult(
         fk=fk, Fk=Fk, n1=int(np.count_nonzero(fk == 1)), n2=int(np.count_nonzero(fk == 2)),
         key_vars=tuple(keys), alpha=alpha, combo=inv,
@@ -221,7 +269,7 @@ def _equal_length_accumulate(values: np.ndarray, lengths: np.ndarray, ufunc) -> 
         return np.empty_like(values)
     change = np.flatnonzero(lengths[1:] != lengths[:-1]) + 1
     run_starts = np.concatenate([[0], change])
-    if run_starts.size > 4096:  # too many distinct lengths in a row: the bucketed version is better
+    if run_starts.size > MAX_EQUAL_LENGTH_RUNS:
         return segmented_accumulate(values, lengths, ufunc)
     out = np.empty_like(values)
     run_ends = np.concatenate([change, [lengths.size]])
@@ -316,7 +364,14 @@ def _indiv_risk_arrays(fk, Fk, method, qual, survey):
     return rk * qual
 
 
-def indiv_risk(freq, method="approx", qual=1.0, survey=True) -> IndivRiskResult:
+@validate_params(INDIV_RISK_PARAMS)
+def indiv_risk(
+    freq: FreqCalcResult,
+    *,
+    method: str = "approx",
+    qual: float = 1.0,
+    survey: bool = True,
+) -> IndivRiskResult:
     """Individual re-identification risk of each record.
 
     Parameters
@@ -381,13 +436,6 @@ def indiv_risk(freq, method="approx", qual=1.0, survey=True) -> IndivRiskResult:
     >>> round(float(r.rk[2]), 6)  # fk = 1, pk = 1/5: (0.2/0.8) * log(5)
     0.402359
     """
-    if not isinstance(freq, FreqCalcResult):
-        raise InvalidParameterError(
-            f"freq must be the FreqCalcResult returned by pysdc.freq_calc; got {type(freq).__name__}."
-        )
-    method = check_option("method", method, ("approx", "exact"))
-    qual = check_real("qual", qual)
-    survey = check_bool("survey", survey)
     fk = np.asarray(freq.fk, dtype=np.float64)
     Fk = np.asarray(freq.Fk, dtype=np.float64)
     if fk.shape != Fk.shape or fk.ndim != 1:
@@ -410,7 +458,17 @@ def indiv_risk(freq, method="approx", qual=1.0, survey=True) -> IndivRiskResult:
 
 # -------------------------------------------------------------- measure_risk
 
-def measure_risk(data, key_vars, w=None, hid=None, max_global_risk=0.01, fast_hier=True, alpha=1.0) -> MeasureRiskResult:
+@validate_params(MEASURE_RISK_PARAMS)
+def measure_risk(
+    data: pd.DataFrame | np.ndarray,
+    key_vars: str | Sequence[str],
+    *,
+    w: str | None = None,
+    hid: str | None = None,
+    max_global_risk: float = 0.01,
+    fast_hier: bool = True,
+    alpha: float = 1.0,
+) -> MeasureRiskResult:
     """Global, individual and household re-identification risk.
 
     Parameters
@@ -439,7 +497,7 @@ def measure_risk(data, key_vars, w=None, hid=None, max_global_risk=0.01, fast_hi
     Returns
     -------
     MeasureRiskResult
-        ``global_risk_ER`` (sum of individual risks), ``global_risk``
+        ``global_risk_er`` (sum of individual risks), ``global_risk``
         (``ER / n``), ``global_risk_pct``, ``global_threshold`` (NaN where
         sdcMicro gives NA), ``max_global_risk``, ``hier_risk_ER``,
         ``hier_risk``, ``hier_risk_pct`` (None without ``hid``) and
@@ -462,7 +520,7 @@ def measure_risk(data, key_vars, w=None, hid=None, max_global_risk=0.01, fast_hi
     ``measure_riskWORK``):
 
     * ``risk`` is ``indivRisk(freqCalc(...), method="approx", survey=<w
-      given>)``; ``global_risk_ER`` is its sum ignoring NaN, ``global_risk =
+      given>)``; ``global_risk_er`` (sdcMicro's ``global_risk_ER``) is its sum ignoring NaN, ``global_risk =
       ER / n`` (NaN for empty data), ``global_risk_pct = 100 * global_risk``.
     * ``global_threshold``: sdcMicro sorts the risks decreasingly (NaN last)
       and walks down them: at each new risk value ``r_j`` it asks whether
@@ -513,20 +571,12 @@ def measure_risk(data, key_vars, w=None, hid=None, max_global_risk=0.01, fast_hi
     >>> import pandas as pd, pysdc
     >>> df = pd.DataFrame({"k": [1, 1, 2, 2, 2], "hh": [1, 1, 2, 3, 3]})
     >>> m = pysdc.measure_risk(df, "k", hid="hh")
-    >>> round(m.global_risk_ER, 12)
+    >>> round(m.global_risk_er, 12)
     2.0
     >>> m.individual["hier_risk"].round(4).tolist()
     [0.75, 0.75, 0.3333, 0.5556, 0.5556]
     """
-    data, keys, w_col, alpha = _validate_common(data, key_vars, w, alpha)
-    hid_col = _single_column("hid", hid, data)
-    mgr = check_real("max_global_risk", max_global_risk)
-    if not 0.0 < mgr < 1.0:
-        raise InvalidParameterError(
-            f"max_global_risk must lie in (0, 1) (a proportion of expected re-identifications, as in "
-            f"sdcMicro); got {max_global_risk!r}."
-        )
-    fast_hier = check_bool("fast_hier", fast_hier)
+    keys, w_col, hid_col, mgr = key_vars, w, hid, max_global_risk
     n = len(data)
 
     fk_c, Fk_c, cnt, inv = _frequencies(data, keys, w_col, alpha, func="measure_risk", factorize_character=True)
@@ -542,14 +592,14 @@ def measure_risk(data, key_vars, w=None, hid=None, max_global_risk=0.01, fast_hi
             "measure_risk: data has no rows; global_risk and global_threshold are NaN (sdcMicro returns the "
             "same without weights and fails with weights).",
             DegenerateResultWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     elif np.isnan(rk).any():
         warnings.warn(
             f"measure_risk: {int(np.isnan(rk).sum())} record(s) have an undefined (NaN) risk (zero or negative "
-            "population frequency Fk); global_risk_ER skips them and global_threshold is NaN, as in sdcMicro.",
+            "population frequency Fk); global_risk_er skips them and global_threshold is NaN, as in sdcMicro.",
             DegenerateResultWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     thr = global_threshold(rk_c, mgr, counts=cnt)
 
@@ -565,7 +615,7 @@ def measure_risk(data, key_vars, w=None, hid=None, max_global_risk=0.01, fast_hi
                 "fast_hier=True path wrongly gives them the risk of the first household). Fill the ids to "
                 "link records.",
                 PysdcWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         hr = household_risk(hcodes, rk, hspan)
         individual["hier_risk"] = hr
@@ -574,12 +624,12 @@ def measure_risk(data, key_vars, w=None, hid=None, max_global_risk=0.01, fast_hi
             h_r = h_er / n if n else float("nan")
         h_pct = h_r * 100
     return MeasureRiskResult(
-        global_risk_ER=er,
+        global_risk_er=er,
         global_risk=gr,
         global_risk_pct=gr * 100,
         global_threshold=thr,
         max_global_risk=mgr,
-        hier_risk_ER=h_er,
+        hier_risk_er=h_er,
         hier_risk=h_r,
         hier_risk_pct=h_pct,
         individual=individual,
@@ -600,7 +650,14 @@ def _has_missing_code(s: pd.Series) -> bool:
     return False
 
 
-def ldiversity(data, key_vars, ldiv_index, l_recurs_c=2) -> pd.DataFrame:
+@validate_params(LDIVERSITY_PARAMS)
+def ldiversity(
+    data: pd.DataFrame | np.ndarray,
+    key_vars: str | Sequence[str],
+    ldiv_index: str | Sequence[str],
+    *,
+    l_recurs_c: float = 2,
+) -> LDiversityResult:
     """Distinct, entropy and recursive l-diversity of sensitive variables.
 
     Parameters
@@ -684,21 +741,7 @@ def ldiversity(data, key_vars, ldiv_index, l_recurs_c=2) -> pd.DataFrame:
     >>> pysdc.ldiversity(df, "k", "s")["s_Distinct_Ldiversity"].tolist()
     [2.0, 2.0, 2.0, 1.0]
     """
-    data = check_frame("data", data, allow_array=True)
-    keys = check_columns("key_vars", key_vars, data)
-    sens = check_columns("ldiv_index", ldiv_index, data)
-    both = [s for s in sens if s in keys]
-    if both:
-        raise InvalidParameterError(
-            f"ldiv_index: sensitive variable(s) {both} are also key variables; a sensitive variable must not "
-            "be a key (sdcMicro refuses this too)."
-        )
-    if len(sens) > 5:
-        raise InvalidParameterError(
-            f"ldiv_index names {len(sens)} sensitive variables; sdcMicro supports at most 5. "
-            "Call ldiversity several times with at most 5 each (the Multi columns then differ)."
-        )
-    c = check_real("l_recurs_c", l_recurs_c)
+    keys, sens, c = key_vars, ldiv_index, l_recurs_c
     key_series = [data[k] for k in keys]
     raw = None
     if all(isinstance(k.dtype, np.dtype) and k.dtype.kind in "iub" for k in key_series):
@@ -717,7 +760,7 @@ def ldiversity(data, key_vars, ldiv_index, l_recurs_c=2) -> pd.DataFrame:
                 f"which turns {lost} non-numeric value(s) into NA, and every NA counts as a distinct value. "
                 f"Convert it to a category first: data[{s!r}] = data[{s!r}].astype('category').",
                 CoercionWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         sens_cols.append(v)
     if any(_has_missing_code(data[k]) for k in keys):
@@ -726,7 +769,7 @@ def ldiversity(data, key_vars, ldiv_index, l_recurs_c=2) -> pd.DataFrame:
             "sdcMicro 5.8.0 then writes l-diversity values into the wrong records. pysdc treats -999 as an "
             "ordinary key value; recode it to NaN (a class of its own per record) to compare with sdcMicro.",
             PysdcWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     block = np.zeros((3 * len(sens) + 2, len(data)))
     *_, n_undef = ldiversity_core(codes, cards, sens_cols, c, out=block, raw=raw, n_keys=len(keys))
@@ -736,10 +779,11 @@ def ldiversity(data, key_vars, ldiv_index, l_recurs_c=2) -> pd.DataFrame:
             "(sdcMicro's missing code); their recursive l-diversity is undefined (sdcMicro reports a value "
             "left over from another class) and is NaN here.",
             DegenerateResultWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     names = []
     for s in sens:  # ldiversity_core wrote the columns into block
         names += [f"{s}_Distinct_Ldiversity", f"{s}_Entropy_Ldiversity", f"{s}_Recursive_Ldiversity"]
     names += ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
-    return pd.DataFrame(block.T, columns=names, index=data.index, copy=False)
+    table = pd.DataFrame(block.T, columns=names, index=data.index, copy=False)
+    return LDiversityResult(table=table, key_vars=tuple(keys), ldiv_index=tuple(sens), l_recurs_c=float(c))

@@ -1,0 +1,7 @@
+"""``python -m pysdc._registry``: the README's name table (``--r-names``: sdcMicro's names)."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

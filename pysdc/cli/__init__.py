@@ -1,0 +1,112 @@
+"""The ``pysdc`` command line: information loss, disclosure risk, parity (one module per command).
+
+::
+
+    pysdc utility ORIGINAL MASKED [--vars a,b] [--json] ...   information-loss measures
+    pysdc utility --demo                                      ... on the shipped demo data
+    pysdc risk DATA --keys a,b,c [--weight w] [--hid h] ...   re-identification risk
+    pysdc risk --demo
+    pysdc parity ...                                          comparison with sdcMicro (if available)
+
+Input files are CSV (optionally gzipped) or Parquet. A CSV's column types come
+from its schema sidecar ``<stem>.schema.json`` when there is one (see
+:mod:`pysdc._io`), from ``--schema``, or from R's ``read.csv`` rules; columns
+can be declared categorical with ``--categorical a,b`` and ordered with
+``--ordered "col=low<mid<high"``.
+
+JSON output (``--json``)
+------------------------
+One JSON object on stdout, with ``"format": "pysdc-utility-1"`` or
+``"pysdc-risk-1"``; its keys are stable (new keys may be added, none removed
+or renamed within a format version). Numbers that are not finite are written
+as ``null`` (NaN, R's NA) or as the strings ``"Inf"`` / ``"-Inf"``. Warnings
+are listed under ``"warnings"`` as ``{"category", "message", "where"}``.
+
+Exit status: 0 on success (also when a single measure could not be computed:
+that measure reports ``"status": "error"``), 2 for unusable input or
+arguments (one line ``pysdc: error: ...`` on stderr, no traceback).
+
+The commands only parse their arguments and render: the numbers come from the library
+(:mod:`pysdc.report` builds the report model, :mod:`pysdc.parity` the parity checks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .._errors import PysdcError
+from . import risk, utility
+from ._common import PROG, one_line, silence_stdout, version
+
+__all__ = ["main", "build_parser"]
+
+
+def build_parser(parity=None) -> argparse.ArgumentParser:
+    """The argument parser; ``parity`` is the parity command module, or why it is unavailable."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Statistical disclosure control measures, number for number with sdcMicro.",
+        epilog="Run 'pysdc COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    utility.add_parser(sub)
+    risk.add_parser(sub)
+    if parity is None:
+        sub.add_parser("parity", help="compare pysdc with sdcMicro (needs R and sdcMicro)", add_help=False)
+    elif isinstance(parity, str):
+        pp = sub.add_parser("parity", help="compare pysdc with sdcMicro (not available)")
+        pp.set_defaults(run=lambda args, out, why=parity: _parity_unavailable(why))
+    else:
+        parity.add_parser(sub)
+    return parser
+
+
+def _parity_module():
+    """The parity command (imported only when asked for), else a reason why it is unavailable."""
+    try:
+        from . import parity
+    except ImportError as exc:
+        return f"this installation has no parity module ({exc})"
+    except Exception as exc:  # a broken optional module must not break the CLI
+        return f"the parity module failed to load ({type(exc).__name__}: {exc})"
+    return parity
+
+
+def _parity_unavailable(why: str) -> int:
+    print(f"{PROG}: error: parity is not available: {why}", file=sys.stderr)
+    return 2
+
+
+def _first_positional(argv: list[str]) -> str | None:
+    for a in argv:
+        if not a.startswith("-"):
+            return a
+    return None
+
+
+def main(argv=None) -> int:
+    """Run the command line; returns the exit status (0 ok, 2 bad input)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out = sys.stdout
+    parity = _parity_module() if _first_positional(argv) == "parity" else None
+    parser = build_parser(parity)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors (argparse printed them)
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    if getattr(args, "command", None) is None or not hasattr(args, "run"):
+        parser.print_help(out)
+        return 2 if getattr(args, "command", None) is None else 0
+    try:
+        return int(args.run(args, out))
+    except BrokenPipeError:  # e.g. `pysdc utility --demo | head`: stop quietly
+        silence_stdout()
+        return 1
+    except (PysdcError, OSError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,168 @@
+"""What every ``pysdc`` command shares: argument parsing, reading files, collecting warnings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InvalidParameterError, PysdcError
+
+PROG = "pysdc"
+SCALES = ("numeric", "ordinal", "nominal")
+
+
+class UsageError(PysdcError):
+    """Bad command-line arguments (reported like any input error)."""
+
+
+def version() -> str:
+    try:
+        from .. import __version__
+    except ImportError:  # pragma: no cover - partial installs
+        return "unknown"
+    return __version__
+
+
+def split_names(text: str | None, what: str) -> list[str] | None:
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",")]
+    if not all(names):
+        raise UsageError(f"{what} must be a comma-separated list of column names; got {text!r}.")
+    if len(set(names)) != len(names):
+        raise UsageError(f"{what} names a column more than once: {text!r}.")
+    return names
+
+
+def parse_ordered(specs: list[str] | None) -> dict[str, list[str]]:
+    out = {}
+    for spec in specs or []:
+        col, sep, levels = spec.partition("=")
+        col = col.strip()
+        lv = [x.strip() for x in levels.split("<")] if sep else []
+        if not col or len(lv) < 1 or not all(lv):
+            raise UsageError(
+                f"--ordered must look like \"column=low<mid<high\"; got {spec!r}."
+            )
+        if len(set(lv)) != len(lv):
+            raise UsageError(f"--ordered {spec!r} lists a level twice.")
+        out[col] = lv
+    return out
+
+
+def parse_scales(specs: list[str] | None) -> dict[str, str]:
+    out = {}
+    for spec in specs or []:
+        for part in spec.split(","):
+            col, sep, scale = part.partition("=")
+            col, scale = col.strip(), scale.strip()
+            if not sep or not col or scale not in SCALES:
+                raise UsageError(
+                    f"--scale must look like column=numeric, column=ordinal or column=nominal; got {part!r}."
+                )
+            out[col] = scale
+    return out
+
+
+class Warnings:
+    """Collects warnings, one entry per distinct (category, message)."""
+
+    def __init__(self):
+        self.items: dict[tuple[str, str], list[str]] = {}
+
+    def run(self, where: str, fn, *args, **kwargs):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                for w in caught:
+                    key = (w.category.__name__, str(w.message))
+                    places = self.items.setdefault(key, [])
+                    if where not in places:
+                        places.append(where)
+
+    def as_json(self) -> list[dict]:
+        return [{"category": c, "message": m, "where": p} for (c, m), p in self.items.items()]
+
+    def emit(self, stream) -> None:
+        for (cat, msg), places in self.items.items():
+            print(f"{PROG}: warning ({', '.join(places)}): {cat}: {msg}", file=stream)
+
+
+def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None) -> pd.DataFrame:
+    from .._io import read_table
+
+    p = Path(path)
+    if not p.name.lower().endswith((".parquet", ".pq")) and not p.exists():
+        raise FileNotFoundError(f"{label} file {path!r} does not exist")
+    return ws.run(f"reading {label}", read_table, p, schema=schema, na_values=tuple(na_values or ("NA",)))
+
+
+def declare(df: pd.DataFrame, label: str, categorical: list[str] | None, ordered: dict[str, list[str]]) -> pd.DataFrame:
+    df = df.copy()
+    for col in categorical or []:
+        if col not in df.columns:
+            raise InvalidParameterError(f"--categorical names column {col!r}, which {label} does not have.")
+        if not isinstance(df[col].dtype, pd.CategoricalDtype):
+            df[col] = pd.Categorical(df[col])
+    for col, levels in ordered.items():
+        if col not in df.columns:
+            raise InvalidParameterError(f"--ordered names column {col!r}, which {label} does not have.")
+        s = df[col]
+        text = s.astype(object).where(s.notna(), None)
+        text = text.map(_level_text, na_action="ignore") if text.notna().any() else text
+        codes = pd.Index(levels, dtype=object).get_indexer(text.to_numpy(dtype=object))
+        cat = pd.Categorical.from_codes(codes, categories=levels, ordered=True)
+        unknown = (codes < 0) & s.notna().to_numpy()
+        if unknown.any():
+            bad = sorted({str(v) for v in text[unknown]})[:8]
+            hint = (" Empty text is a value, not a missing value (as in R's read.csv); add --na '' "
+                    "to read it as missing." if "" in bad else "")
+            raise InvalidParameterError(
+                f"column {col!r} of {label} has value(s) {bad} that are not among the levels given by "
+                f"--ordered ({' < '.join(levels)}); list every level.{hint}"
+            )
+        df[col] = cat
+    return df
+
+
+def _level_text(v) -> str:
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def add_type_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--na", action="append", metavar="TEXT",
+                   help="text that means a missing value in CSV files (repeatable; default NA, like R's "
+                        "na.strings); --na '' also reads empty text fields as missing")
+    p.add_argument("--categorical", metavar="A,B",
+                   help="treat these columns as categorical (R factor), levels sorted")
+    p.add_argument("--ordered", action="append", metavar='"COL=low<mid<high"',
+                   help="treat COL as an ordered categorical with these levels (repeatable)")
+
+
+def silence_stdout() -> None:
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (e.g. captured in tests)
+        pass
+
+
+def one_line(exc: BaseException) -> str:
+    if isinstance(exc, FileNotFoundError) and exc.filename and not str(exc).startswith(("no such", "ORIGINAL",
+                                                                                         "MASKED", "DATA")):
+        return f"no such file: {exc.filename!r}"
+    if isinstance(exc, OSError) and exc.strerror and exc.filename:
+        return f"{exc.strerror}: {exc.filename!r}"
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__

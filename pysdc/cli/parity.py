@@ -1,0 +1,128 @@
+"""``pysdc parity``: re-check pysdc against the stored sdcMicro results, or on your own data."""
+
+from __future__ import annotations
+
+import sys
+
+from .. import parity
+from .._errors import PysdcError
+from ..report import fmt_diff, text_table
+
+__all__ = ["add_parser", "add_arguments", "run"]
+
+
+def add_arguments(parser) -> None:
+    """Arguments of ``pysdc parity``."""
+    parser.add_argument("--reference-dir", default=None,
+                        help="the r_reference directory (default: the one next to the pysdc package)")
+    parser.add_argument("--output-dir", default="parity_reports", help="where to write the reports (default: %(default)s)")
+    parser.add_argument("--function", action="append", default=None,
+                        help="only this function (sdcMicro or pysdc name; repeatable)")
+    parser.add_argument("--live", action="store_true",
+                        help="also run every case through the R bridge (pysdc.r; needs R, rpy2 and sdcMicro)")
+    parser.add_argument("--no-write", action="store_true", help="print the summary only, write no reports")
+    parser.add_argument("--data", default=None, help="your own data file: compare native and sdcMicro on it (needs --live)")
+    parser.add_argument("--keys", nargs="+", default=None,
+                        help="key variables of --data (a,b,c or a b c)")
+    parser.add_argument("--masked", default=None, help="masked version of --data (for the information-loss measures)")
+    parser.add_argument("--weight", default=None, help="sampling weight column of --data")
+    parser.add_argument("--hid", default=None, help="household id column of --data")
+
+
+def add_parser(sub) -> None:
+    pp = sub.add_parser("parity", help="compare pysdc with sdcMicro (needs R and sdcMicro)")
+    add_arguments(pp)
+    pp.set_defaults(run=lambda args, out: int(run(args) or 0))
+
+
+def _bridge():
+    try:
+        from .. import r as bridge
+    except Exception as exc:  # noqa: BLE001
+        return None, f"the R bridge cannot be imported ({exc})"
+    av = bridge.available()
+    if not av:
+        return None, av.reason
+    return bridge, ""
+
+
+def run(args) -> int:
+    """Entry point of ``pysdc parity``; returns the exit status."""
+    if args.data:
+        return _run_user_data(args)
+    root = parity.reference_dir(args.reference_dir)
+    if not (root / "outputs").is_dir():
+        print(f"pysdc parity: no stored reference corpus at {root} (r_reference/outputs); "
+              "run it from a source checkout or pass --reference-dir.", file=sys.stderr)
+        return 2
+    cases = parity.load_corpus(root, args.function)
+    divs = parity.load_divergences(root)
+    header = parity.corpus_header(root)
+    status = 0
+    runs = [("native", None)]
+    if args.live:
+        bridge, why = _bridge()
+        if bridge is None:
+            print(f"pysdc parity: --live needs the R bridge with sdcMicro: {why}", file=sys.stderr)
+            return 2
+        runs.append(("live", bridge))
+    for mode, impl in runs:
+        outcomes = [parity.check_case(c, impl, root, divs, mode) for c in cases]
+        summary = parity.summarize(outcomes)
+        if not args.no_write:
+            parity.write_reports(outcomes, args.output_dir, header, mode)
+        print(f"{mode}:")
+        for fun, s in summary.items():
+            print(f"  {fun:13s} {s['cases']:4d} cases  {s['passed']:4d} passed  {s['xfail']:3d} xfail  "
+                  f"{s['failed'] + s['xpass']:4d} failed  worst rel diff {fmt_diff(s['worst_rel_diff'])}")
+        if any(o.status in ("failed", "xpass") for o in outcomes):
+            status = 1
+    if not args.no_write:
+        print(f"reports written to {args.output_dir}/")
+    return status
+
+
+def _show(v) -> str:
+    import numpy as np
+
+    if isinstance(v, str):
+        return v
+    a = np.asarray(v)
+    return f"{float(a.ravel()[0]):.10g}" if a.size == 1 else f"[{a.size} values]"
+
+
+def _run_user_data(args) -> int:
+    """Native vs sdcMicro (through the bridge) on the user's own data; prints a table."""
+    import pysdc
+
+    from .._io import read_table
+
+    if not args.live:
+        print("pysdc parity: --data compares pysdc with sdcMicro through the R bridge; add --live.", file=sys.stderr)
+        return 2
+    bridge, why = _bridge()
+    if bridge is None:
+        print(f"pysdc parity: --live needs the R bridge with sdcMicro: {why}", file=sys.stderr)
+        return 2
+    try:
+        data = read_table(args.data)
+        masked = read_table(args.masked) if args.masked else None
+    except (OSError, PysdcError) as exc:
+        print(f"pysdc parity: {exc}", file=sys.stderr)
+        return 2
+    keys = [k for item in args.keys for k in item.split(",") if k] if args.keys else None
+    if not keys and masked is None:
+        print("pysdc parity: give --keys (risk measures) and/or --masked (information loss).", file=sys.stderr)
+        return 2
+    rows, refusals, ok = parity.compare_on_data(pysdc, bridge, data, masked, keys, args.weight, args.hid)
+    table = [[r["measure"], r["field"], _show(r["pysdc"]), _show(r["sdcMicro"]),
+              "" if r["max_abs"] is None else fmt_diff(r["max_abs"]),
+              "" if r["max_rel"] is None else fmt_diff(r["max_rel"]), "ok" if r["ok"] else "DIFFERS"]
+             for r in rows]
+    print(text_table(["measure", "field", "pysdc", "sdcMicro", "max abs diff", "max rel diff", ""], table,
+                     indent=""))
+    if refusals:
+        print("\nRefusals (the reason each side gave):")
+        for label, side, msg in refusals:
+            print(f"  {label}, {side}: {msg}".replace("\n", "\n    "))
+    return 0 if ok else 1

@@ -1,0 +1,101 @@
+"""``pysdc utility``: information loss between an original and a masked file (parse, then render)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from .._errors import InvalidParameterError
+from ..report import jsonable, utility_report, utility_text
+from ._common import UsageError, Warnings, add_type_flags, declare, load, parse_ordered, parse_scales, split_names
+
+__all__ = ["add_parser", "run"]
+
+_DEMO_UTILITY_VARS = ("region", "urbrur", "sex", "age_group", "marital", "education",
+                      "income", "expenditure", "savings")
+
+
+def add_parser(sub) -> None:
+    u = sub.add_parser(
+        "utility", help="information loss between an original and a masked file",
+        description="Information-loss measures of MASKED relative to ORIGINAL: dUtility's IL1, IL1s, eigen, "
+                    "robeigen (numeric variables), IL_correl and IL_variables.",
+    )
+    u.add_argument("original", nargs="?", metavar="ORIGINAL", help="original data (.csv, .csv.gz, .parquet)")
+    u.add_argument("masked", nargs="?", metavar="MASKED", help="masked data, same records in the same order")
+    u.add_argument("--demo", action="store_true", help="use pysdc's demo data (original and masked)")
+    u.add_argument("--vars", metavar="A,B,C", help="variables to compare (default: all common columns)")
+    u.add_argument("--schema", metavar="S", help="schema JSON of ORIGINAL (default: its sidecar, if any)")
+    u.add_argument("--masked-schema", metavar="S",
+                   help="schema JSON of MASKED (default: its sidecar, else --schema)")
+    add_type_flags(u)
+    u.add_argument("--scale", action="append", metavar="COL=SCALE",
+                   help="declare a variable's scale for il_variables: numeric, ordinal or nominal (repeatable; "
+                        "needed for integer and logical columns)")
+    u.add_argument("--random-state", type=int, metavar="N", help="seed for robeigen's random MCD subsets")
+    u.add_argument("--json", action="store_true", help="print JSON instead of text")
+    u.set_defaults(run=run)
+
+
+def run(args, out) -> int:
+    ws = Warnings()
+    if args.demo:
+        if args.original or args.masked:
+            raise UsageError("give either --demo or the files ORIGINAL and MASKED, not both.")
+        from ..datasets import demo_path
+
+        orig_path, masked_path = str(demo_path(False)), str(demo_path(True))
+    else:
+        if not args.original or not args.masked:
+            raise UsageError("utility needs two files, ORIGINAL and MASKED (or --demo).")
+        orig_path, masked_path = args.original, args.masked
+
+    categorical = split_names(args.categorical, "--categorical")
+    ordered = parse_ordered(args.ordered)
+    scales = parse_scales(args.scale)
+    x = load(orig_path, args.schema, "ORIGINAL", ws, args.na)
+    masked_schema = args.masked_schema
+    if masked_schema is None and args.schema is not None:
+        from .._io import schema_path
+
+        if not schema_path(masked_path).exists():
+            masked_schema = args.schema
+    xm = load(masked_path, masked_schema, "MASKED", ws, args.na)
+    x = declare(x, "ORIGINAL", categorical, ordered)
+    xm = declare(xm, "MASKED", categorical, ordered)
+
+    vars_ = split_names(args.vars, "--vars")
+    if vars_ is None and args.demo:
+        vars_ = list(_DEMO_UTILITY_VARS)
+    only_x = [c for c in x.columns if c not in xm.columns]
+    only_xm = [c for c in xm.columns if c not in x.columns]
+    if vars_ is None:
+        vars_ = [c for c in x.columns if c in xm.columns]
+        if not vars_:
+            raise InvalidParameterError("ORIGINAL and MASKED have no column in common; the measures compare "
+                                        "variables by name.")
+    else:
+        for label, df in (("ORIGINAL", x), ("MASKED", xm)):
+            miss = [v for v in vars_ if v not in df.columns]
+            if miss:
+                raise InvalidParameterError(
+                    f"--vars names column(s) {miss} that {label} does not have; "
+                    f"its columns are {list(df.columns)[:20]}."
+                )
+    bad_scale = [c for c in scales if c not in vars_]
+    if bad_scale:
+        raise InvalidParameterError(f"--scale names column(s) {bad_scale} that are not among the variables used "
+                                    f"({', '.join(vars_)}).")
+    listed = args.vars is None and not args.demo
+    report = utility_report(
+        x, xm, vars_=vars_, scales=scales, random_state=args.random_state,
+        original={"path": orig_path}, masked={"path": masked_path},
+        only_in=(only_x, only_xm) if listed else ([], []), run=ws.run,
+    )
+    report["warnings"] = ws.as_json()
+    if args.json:
+        print(json.dumps(jsonable(report), indent=2, allow_nan=False), file=out)
+    else:
+        print(utility_text(report), file=out)
+        ws.emit(sys.stderr)
+    return 0

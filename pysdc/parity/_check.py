@@ -1,0 +1,194 @@
+"""Running a stored case through pysdc (native or bridge) and comparing with sdcMicro's result.
+
+Comparison rules (shared with ``tests/test_parity_stored.py``): tolerances come from
+:mod:`pysdc._tolerances`; NA and NaN are the same missing value; where sdcMicro errors
+(or returns NULL), pysdc must raise :class:`~pysdc.InvalidParameterError`. Each measure's
+own runner and comparer live in its registry entry (:mod:`pysdc._registry`).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._errors import InvalidParameterError, PysdcError
+from .._registry import by_r_name
+from .._tolerances import ROW_SUMS, Tolerance, tolerance_for
+from ._corpus import Case, case_inputs, decode, divergence_for, load_divergences, reference_dir
+
+__all__ = ["Diff", "Outcome", "Comparer", "compare_arrays", "compare", "check_case", "summarize"]
+
+
+@dataclass
+class Diff:
+    """Comparison of one result field."""
+
+    field: str
+    n: int
+    ok: bool
+    max_abs: float
+    max_rel: float
+    tolerance: Tolerance
+    detail: str = ""
+    expected: np.ndarray | None = None
+    actual: np.ndarray | None = None
+
+
+@dataclass
+class Outcome:
+    """Result of checking one case: status is passed, failed, xfail or xpass."""
+
+    case: Case
+    status: str
+    message: str = ""
+    diffs: list = field(default_factory=list)
+    divergence: dict | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("passed", "xfail")
+
+
+def compare_arrays(fname: str, tol: Tolerance, expected, actual) -> Diff:
+    """Element-wise comparison under ``tol`` (NaN = NaN, equal infinities equal)."""
+    e = np.atleast_1d(np.asarray(expected, dtype=np.float64))
+    a = np.atleast_1d(np.asarray(actual, dtype=np.float64))
+    if e.shape != a.shape:
+        return Diff(fname, e.size, False, math.inf, math.inf, tol, f"length {a.size} instead of sdcMicro's {e.size}",
+                    e, a)
+    both_nan = np.isnan(e) & np.isnan(a)
+    same_inf = np.isinf(e) & np.isinf(a) & (np.sign(e) == np.sign(a))
+    comparable = ~(both_nan | same_inf)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        d = np.abs(e - a)
+        d = np.where(comparable, d, 0.0)
+        d = np.where(np.isnan(d), math.inf, d)  # NaN on one side only
+        rel = np.where(d == 0, 0.0, d / np.abs(e))
+        rel = np.where(np.isnan(rel), math.inf, rel)
+        # at sdcMicro's exact 0 a relative difference is undefined: the absolute tolerance decides,
+        # and a difference within it is not reported as an infinite relative one
+        rel = np.where((e == 0) & (d <= tol.atol), 0.0, rel)
+        ok = bool(np.all(d <= tol.atol + tol.rtol * np.abs(np.where(np.isfinite(e), e, 0.0))))
+    max_abs = float(d.max()) if d.size else 0.0
+    max_rel = float(rel.max()) if rel.size else 0.0
+    detail = ""
+    if not ok:
+        i = int(np.argmax(d))
+        detail = f"{fname}[{i}]: pysdc {a[i]!r} vs sdcMicro {e[i]!r}"
+    return Diff(fname, e.size, ok, max_abs, max_rel, tol, detail, e, a)
+
+
+class Comparer:
+    """Collects the field comparisons of one case (what a registry entry's ``compare_case`` uses).
+
+    ``value(field, expected, actual, tol=None)`` compares a number or an array;
+    ``rows(prefix, expected, actual, names)`` compares per-record results, of which the
+    corpus may store a sample of rows (``rows``) plus the sums over all rows
+    (``row_sums``); ``fail(field, detail)`` records a structural mismatch.
+    """
+
+    decode = staticmethod(decode)
+
+    def __init__(self, python_name: str, rows_given: bool = False):
+        self.python = python_name
+        self.rows_given = rows_given
+        self.diffs: list[Diff] = []
+
+    def tol(self, fname: str) -> Tolerance:
+        return tolerance_for(self.python, fname)
+
+    def value(self, fname: str, expected, actual, tol: Tolerance | None = None) -> None:
+        e = expected if isinstance(expected, np.ndarray) else decode(expected)
+        self.diffs.append(compare_arrays(fname, tol or self.tol(fname), e, np.nan if actual is None else actual))
+
+    def fail(self, fname: str, detail: str, n: int = 1) -> None:
+        self.diffs.append(Diff(fname, n, False, math.inf, math.inf, self.tol(fname), detail))
+
+    def rows(self, prefix: str, expected: dict, actual: dict, names) -> None:
+        rows = expected.get("rows")
+        for name in names:
+            if name not in actual:
+                self.fail(f"{prefix}{name}", f"pysdc's result has no {name!r}", n=0)
+                continue
+            full = np.asarray(actual[name], dtype=float)
+            sel = full if rows is None or self.rows_given else full[np.asarray(rows, dtype=int)]
+            self.value(f"{prefix}{name}", expected[name], sel, self.tol(name))
+            if rows is not None and "row_sums" in expected and not self.rows_given:
+                tol = self.tol(name)
+                tol = Tolerance(rtol=max(tol.rtol, ROW_SUMS.rtol), atol=tol.atol, reason=ROW_SUMS.reason)
+                self.value(f"sum({prefix}{name})", expected["row_sums"][name], float(np.sum(full)), tol)
+
+
+def compare(case: Case, actual: dict, mode: str = "native") -> list[Diff]:
+    """Field-by-field comparison of a native (or bridge) result with sdcMicro's (the entry's comparer)."""
+    entry = by_r_name(case.function)
+    c = Comparer(entry.python, rows_given=bool(actual.get("__rows_given__")))
+    entry.compare_case(c, case.result, actual, case.args, mode)
+    return c.diffs
+
+
+def run_case(case: Case, impl, root) -> dict:
+    """Call ``impl``'s function (native pysdc or pysdc.r) for the case; the fields sdcMicro stored."""
+    entry = by_r_name(case.function)
+    fn = getattr(impl, entry.python)
+    return entry.run_case(fn, case.args, case_inputs(case, root), case.result)
+
+
+def check_case(case: Case, impl=None, root=None, divergences=None, mode: str = "native") -> Outcome:
+    """Run one stored case through ``impl`` (default: native pysdc) and compare."""
+    if impl is None:
+        import pysdc as impl
+    root = reference_dir(root)
+    div = divergence_for(case.id, divergences if divergences is not None else load_divergences(root), mode)
+    expected_exc = InvalidParameterError if mode == "native" else PysdcError
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            actual = run_case(case, impl, root)
+            exc = None
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            actual, exc = None, e
+    diffs: list = []
+    if case.expects_error:
+        if isinstance(exc, expected_exc):
+            ok, msg = True, f"refused like sdcMicro: {exc}"
+        elif exc is None:
+            ok, msg = False, f"sdcMicro errors ({case.error!r}) but pysdc returned a result"
+        else:
+            ok, msg = False, f"sdcMicro errors ({case.error!r}); pysdc raised {type(exc).__name__}: {exc}"
+    elif exc is not None:
+        ok, msg = False, f"pysdc raised {type(exc).__name__}: {exc}"
+    else:
+        diffs = compare(case, actual, mode)
+        bad = [d for d in diffs if not d.ok]
+        ok = not bad
+        msg = "; ".join(d.detail or f"{d.field}: max rel diff {d.max_rel:.3g}" for d in bad)
+    if div is not None:
+        status = "xpass" if ok else "xfail"
+        if ok:
+            msg = f"listed as a known divergence but now agrees with sdcMicro ({div['reason']})"
+    else:
+        status = "passed" if ok else "failed"
+    return Outcome(case, status, msg, diffs, div)
+
+
+def summarize(outcomes) -> dict:
+    """Per-function counts and worst differences (deterministic, in report order)."""
+    from ._corpus import FUNCTIONS
+
+    summary = {}
+    for fun in FUNCTIONS:
+        outs = [o for o in outcomes if o.case.function == fun]
+        if not outs:
+            continue
+        counts = {s: sum(o.status == s for o in outs) for s in ("passed", "xfail", "failed", "xpass")}
+        finite = [d for o in outs if o.status == "passed" for d in o.diffs]
+        worst_abs = max((d.max_abs for d in finite), default=0.0)
+        worst_rel = max((d.max_rel for d in finite), default=0.0)
+        summary[fun] = {"python": FUNCTIONS[fun], "cases": len(outs), **counts,
+                        "errors_expected": sum(o.case.expects_error for o in outs),
+                        "worst_abs_diff": worst_abs, "worst_rel_diff": worst_rel}
+    return summary

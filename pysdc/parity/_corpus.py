@@ -1,0 +1,146 @@
+"""The stored reference corpus: cases, inputs, divergences (``r_reference/``)."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._registry import MEASURES
+
+__all__ = ["FUNCTIONS", "Case", "reference_dir", "load_corpus", "corpus_header", "load_divergences",
+           "divergence_for", "decode", "case_inputs"]
+
+#: sdcMicro function -> pysdc function, in report order (the registry's measures with stored cases)
+FUNCTIONS = {m.r: m.python for m in MEASURES if m.run_case is not None}
+
+_SPECIAL = {"NA": math.nan, "NaN": math.nan, "Inf": math.inf, "-Inf": -math.inf}
+
+
+def reference_dir(path=None) -> Path:
+    """The ``r_reference`` directory: ``path``, else the one next to the package in a source
+    checkout, else ``./r_reference`` in the working directory."""
+    if path is not None:
+        return Path(path)
+    here = Path(__file__).resolve().parents[2] / "r_reference"
+    if (here / "outputs").is_dir():
+        return here
+    cwd = Path.cwd() / "r_reference"
+    return cwd if (cwd / "outputs").is_dir() else here
+
+
+@dataclass(frozen=True)
+class Case:
+    """One stored sdcMicro reference case."""
+
+    function: str  # sdcMicro's name
+    id: str
+    inputs: dict
+    args: dict
+    tags: tuple
+    result: dict | None
+    error: str | None
+    header: dict = field(repr=False, default_factory=dict)
+
+    @property
+    def expects_error(self) -> bool:
+        return self.result is None
+
+
+def _output_files(root: Path, functions=None):
+    for fun in FUNCTIONS:
+        if functions and fun not in functions and FUNCTIONS[fun] not in functions:
+            continue
+        path = root / "outputs" / f"{fun}.json"
+        if path.exists():
+            yield fun, path
+
+
+def load_corpus(root=None, functions=None) -> list[Case]:
+    """Every stored case, in file order (functions in report order)."""
+    root = reference_dir(root)
+    cases = []
+    for fun, path in _output_files(root, functions):
+        with open(path) as fh:
+            doc = json.load(fh)
+        header = doc["header"]
+        for c in doc["cases"]:
+            error = c.get("error")
+            if c.get("r_returned_null"):
+                error = "sdcMicro returned NULL"
+            cases.append(Case(fun, c["id"], c.get("inputs") or {}, c.get("args") or {},
+                              tuple(c.get("tags") or ()), c.get("result"), error, header))
+    return cases
+
+
+def corpus_header(root=None) -> dict:
+    """Generation facts of the corpus: R/sdcMicro versions and the (latest) date."""
+    root = reference_dir(root)
+    dates, r_versions, sdc_versions = set(), set(), set()
+    for _, path in _output_files(root):
+        with open(path) as fh:
+            h = json.load(fh)["header"]
+        dates.add(h.get("date", ""))
+        r_versions.add(h.get("r_version", ""))
+        sdc_versions.add(h.get("sdcmicro_version", ""))
+    return {"date": max(dates) if dates else "", "r_version": ", ".join(sorted(r_versions)),
+            "sdcmicro_version": ", ".join(sorted(sdc_versions))}
+
+
+def load_divergences(root=None) -> list[dict]:
+    """The registry of known divergences (``r_reference/divergences.json``)."""
+    path = reference_dir(root) / "divergences.json"
+    if not path.exists():
+        return []
+    with open(path) as fh:
+        return json.load(fh)["divergences"]
+
+
+def divergence_for(case_id: str, divergences, mode: str = "native") -> dict | None:
+    """The registry entry matching a case id (glob patterns allowed), or None."""
+    for d in divergences:
+        if d.get("applies_to", "native") not in (mode, "both"):
+            continue
+        if fnmatch.fnmatchcase(case_id, d["case"]):
+            return d
+    return None
+
+
+def decode(v):
+    """JSON value -> float / float array ("NA", "NaN", "Inf", "-Inf" decoded)."""
+    if isinstance(v, list):
+        return np.array([decode(e) for e in v], dtype=np.float64)
+    if v is None:
+        return math.nan
+    if isinstance(v, str):
+        return _SPECIAL[v]
+    return float(v)
+
+
+_TABLES: dict = {}
+
+
+def load_input(root: Path, name: str) -> pd.DataFrame:
+    """A stored input table (cached; a fresh copy each time)."""
+    from .._io import read_table
+
+    key = (str(root), name)
+    if key not in _TABLES:
+        _TABLES[key] = read_table(root / "inputs" / name)
+    return _TABLES[key].copy()
+
+
+def case_inputs(case: Case, root: Path) -> dict:
+    """The case's stored inputs as frames: ``x``/``xm`` (restricted to ``columns``), ``data``, ..."""
+    out = {k: load_input(root, v) for k, v in case.inputs.items() if isinstance(v, str) and v.endswith(".csv.gz")}
+    cols = case.inputs.get("columns")
+    if cols:
+        for k in ("x", "xm"):
+            if k in out:
+                out[k] = out[k][cols]
+    return out

@@ -1,0 +1,131 @@
+"""The bridge's own R code and its cached accessor, and the one string heuristic.
+
+:data:`H` gives the R helper closures (evaluated once, into a private environment,
+the first time one is used -- which starts R); nothing else fills or caches them.
+The heuristic that decides whether a character vector travels as distinct values
+plus codes (:func:`few_distinct` in Python, ``str_out`` in R) is defined here once,
+with its thresholds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ._runtime import LOCK, start
+
+__all__ = ["H", "helpers", "few_distinct", "FEW_N", "SAMPLE_N", "FEW_DISTINCT"]
+
+#: up to this many strings, a vector always travels as its distinct values plus codes
+FEW_N = 4000
+#: longer vectors: the size of the evenly spread sample that decides
+SAMPLE_N = 1000
+#: ... codes are used when the sample has at most this many distinct values
+FEW_DISTINCT = 250
+
+
+def few_distinct(values: np.ndarray) -> bool:
+    """Guess from an evenly spread sample whether strings repeat a lot (Python side of ``str_out``)."""
+    n = len(values)
+    if n <= FEW_N:
+        return True
+    sample = values[:: n // SAMPLE_N][:SAMPLE_N]
+    return len(pd.unique(sample)) <= FEW_DISTINCT
+
+
+# Our own R helpers, evaluated once into a private environment.
+_R_HELPERS = r"""
+list(
+  run = function(fun, args) {
+    env <- new.env(parent = globalenv())
+    nm <- if (length(args)) paste0(".pysdc_a", seq_along(args)) else character(0)
+    for (i in seq_along(args)) assign(nm[i], args[[i]], envir = env)
+    assign(".pysdc_f", fun, envir = env)
+    cl <- as.call(c(list(as.name(".pysdc_f")), lapply(nm, as.name)))
+    an <- names(args)
+    if (!is.null(an)) names(cl) <- c("", an)
+    warns <- character(0); wcalls <- character(0); msgs <- character(0); out <- character(0)
+    short <- function(cl) if (is.null(cl)) "" else paste(deparse(cl, nlines = 1L, width.cutoff = 100L), collapse = "")
+    res <- withCallingHandlers(
+      tryCatch({
+        value <- NULL
+        out <- utils::capture.output(value <- eval(cl, env))
+        list(TRUE, value, "")
+      }, error = function(e) list(FALSE, conditionMessage(e), short(conditionCall(e)))),
+      warning = function(w) {
+        warns <<- c(warns, conditionMessage(w)); wcalls <<- c(wcalls, short(conditionCall(w)))
+        invokeRestart("muffleWarning")
+      },
+      message = function(m) {
+        msgs <<- c(msgs, sub("\n$", "", conditionMessage(m)))
+        invokeRestart("muffleMessage")
+      })
+    list(res[[1]], res[[2]], res[[3]], warns, wcalls, msgs, out)
+  },
+  getfun = function(name, pkg) {
+    if (is.null(pkg)) get(name, envir = globalenv(), mode = "function")
+    else if (identical(pkg, "base")) get(name, envir = baseenv(), mode = "function")
+    else getExportedValue(pkg, name)
+  },
+  getns = function(name, pkg) get(name, envir = asNamespace(pkg), mode = "function"),
+  has_pkg = function(pkg) requireNamespace(pkg, quietly = TRUE),
+  pkg_version = function(pkg) if (requireNamespace(pkg, quietly = TRUE)) as.character(utils::packageVersion(pkg)) else NA_character_,
+  r_version = function() paste(R.version$major, R.version$minor, sep = "."),
+  str_in = function(r, na, utf8) {
+    x <- strsplit(rawToChar(r), "\037", fixed = TRUE, useBytes = TRUE)[[1L]]
+    if (utf8) Encoding(x) <- "UTF-8"
+    if (!is.null(na)) x[na] <- NA_character_
+    x
+  },
+  str_out = function(x, few_n, sample_n, few_distinct) {
+    n <- length(x)
+    few <- n <= few_n || length(unique(x[seq.int(1L, n, length.out = sample_n)])) <= few_distinct
+    codes <- NULL
+    if (few) { u <- unique(x); codes <- match(x, u) } else u <- x
+    na <- which(is.na(u))
+    u8 <- enc2utf8(u); u8[na] <- ""
+    hassep <- any(grepl("\037", u8, fixed = TRUE, useBytes = TRUE))
+    raw <- if (hassep || !length(u8)) raw(0) else charToRaw(paste0(u8, collapse = "\037"))
+    list(codes, length(u), raw, hassep, u, na)
+  },
+  str_index = function(u, codes) u[codes],
+  set_class = function(x, cls) { class(x) <- cls; x },
+  as_character = function(x) as.character(x),
+  row_names = function(x) if (.row_names_info(x, 1L) < 0L) NULL else attr(x, "row.names"),
+  nrow = function(x) .row_names_info(x, 2L),
+  is_s4 = function(x) isS4(x),
+  class_of = function(x) class(x),
+  slot = function(x, name) methods::slot(x, name),
+  attr = function(x, name) attr(x, name, exact = TRUE),
+  item = function(x, key) if (isS4(x)) methods::slot(x, key) else x[[key]],
+  unclass_any = function(x) {
+    if (isS4(x)) { sn <- methods::slotNames(x); structure(lapply(sn, function(s) methods::slot(x, s)), names = sn) }
+    else unclass(x)
+  },
+  set_seed = function(seed) set.seed(seed)
+)
+"""
+
+
+_cache: dict = {}
+
+
+def helpers() -> dict:
+    """The R helper closures by name (starts R and evaluates them once)."""
+    if not _cache:
+        with LOCK:
+            if not _cache:
+                ri = start()
+                lst = ri.baseenv["eval"](ri.parse(_R_HELPERS))
+                _cache.update({lst.names[i]: lst[i] for i in range(len(lst))})
+    return _cache
+
+
+class _Helpers:
+    """``H["name"]``: the helper closure ``name`` (see :func:`helpers`)."""
+
+    def __getitem__(self, name: str):
+        return helpers()[name]
+
+
+H = _Helpers()

@@ -1,0 +1,47 @@
+"""Markdown and HTML rendering of the report model (the same numbers as the text and JSON)."""
+
+from __future__ import annotations
+
+import html
+
+from ._format import fmt
+
+__all__ = ["to_markdown", "to_html"]
+
+
+def _rows(rep: dict) -> tuple[str, list[tuple[str, str, str]]]:
+    """(title, [(measure, value, source)]) of a report."""
+    prov = rep.get("provenance", {})
+    if rep.get("format") == "pysdc-utility-1":
+        rows = [(name, fmt(m.get("value")) if m["status"] == "ok" else m["status"], prov.get(name, ""))
+                for name, m in rep["measures"].items()]
+        return "Information loss", rows
+    g, k = rep["global"], rep["k_anonymity"]
+    rows = [("expected re-identifications", fmt(g["expected_reidentifications"]), prov.get("global", "")),
+            ("global risk (%)", fmt(g["global_risk_pct"], 4), prov.get("global", "")),
+            ("threshold", fmt(g["threshold"]), prov.get("global", ""))]
+    if rep.get("household"):
+        h = rep["household"]
+        rows += [("household: expected re-identifications", fmt(h["expected_reidentifications"]),
+                  prov.get("household", "")),
+                 ("household: global risk (%)", fmt(h["risk_pct"], 4), prov.get("household", ""))]
+    rows += [("records violating 2-anonymity", str(k["fk_lt_2"]), prov.get("k_anonymity", "")),
+             ("records violating 3-anonymity", str(k["fk_lt_3"]), prov.get("k_anonymity", ""))]
+    return "Re-identification risk", rows
+
+
+def to_markdown(rep: dict) -> str:
+    """The report's measures as a Markdown table, with where each number comes from."""
+    title, rows = _rows(rep)
+    lines = [f"## {title}", "", "| measure | value | source |", "|---|---:|---|"]
+    lines += [f"| {m} | {v} | {s} |" for m, v, s in rows]
+    return "\n".join(lines) + "\n"
+
+
+def to_html(rep: dict) -> str:
+    """The report's measures as an HTML fragment (a table), with where each number comes from."""
+    title, rows = _rows(rep)
+    cells = "".join(f"<tr><td>{html.escape(m)}</td><td>{html.escape(v)}</td><td>{html.escape(s)}</td></tr>"
+                    for m, v, s in rows)
+    return (f"<section><h2>{html.escape(title)}</h2><table><tr><th>measure</th><th>value</th><th>source</th></tr>"
+            f"{cells}</table></section>\n")

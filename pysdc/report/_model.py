@@ -1,0 +1,257 @@
+"""The report model: the numbers of a utility or risk assessment, computed once by the library.
+
+A report is a plain dictionary (the documented JSON formats ``pysdc-utility-1`` and
+``pysdc-risk-1``): the measures' values, their labels and which numbers are sdcMicro's
+(``"provenance"``). Renderers (:mod:`pysdc.report._text` for the command line, JSON,
+Markdown and HTML in :mod:`pysdc.report`) only format it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from .._errors import PysdcError
+from .._types import numeric_columns, r_class
+from ._format import jsonable
+
+__all__ = ["utility_report", "risk_report", "k_anonymity", "risk_distribution", "top_records", "MEASURE_INFO",
+           "RISK_BINS", "QUANTILES"]
+
+#: bins of the individual-risk histogram (the last one closed: [0.5, 1])
+RISK_BINS = (0.0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
+QUANTILES = (0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.0)
+
+
+def _direct(where, fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+# =============================================================================
+# utility
+
+MEASURE_INFO = {
+    "IL1": ("dUtility(method = \"IL1\")",
+            "sum over all cells of 100*|x - xm|/|x|: percent deviations added up (cells with x = 0 "
+            "are left out). 0 = unchanged; grows with the number of cells."),
+    "IL1s": ("dUtility(method = \"IL1s\")",
+             "sum over all cells of |x - xm|/(sqrt(2)*sd(x)): deviations in standard deviations, "
+             "added up. 0 = unchanged."),
+    "eigen": ("dUtility(method = \"eigen\")",
+              "sum of |e - em|/e over the eigenvalues of the covariance matrices of the standardised "
+              "data: how much the correlation structure changed. 0 = unchanged."),
+    "robeigen": ("dUtility(method = \"robeigen\")",
+                 "as eigen, with the robust (MCD) covariance; MCD draws random subsets, so the value "
+                 "depends on the seed (--random-state)."),
+    "il_correl": ("IL_correl(x, xm)",
+                  "distance between the normalised diagonals of the inverse correlation matrices, "
+                  "between 0 (same) and 1."),
+    "il_variables": ("IL_variables(x, xm)",
+                     "lambda: mean distance per cell, between 0 (same) and 1; numeric cells "
+                     "(2/pi)*atan|x - xm|, ordered categories |code difference|/(levels - 1), "
+                     "other categories 0/1. Per variable: its distances summed / n."),
+}
+
+
+
+
+def utility_report(x: pd.DataFrame, xm: pd.DataFrame, *, vars_: list | None = None, scales: dict | None = None,
+                   random_state: int | None = None, original: dict | None = None, masked: dict | None = None,
+                   only_in: tuple = ([], []), run=_direct) -> dict:
+    """Every information-loss measure of ``xm`` against ``x`` on the variables ``vars_``.
+
+    ``run(where, fn, *args, **kwargs)`` calls a measure (the CLI passes one that collects
+    warnings); a measure that fails is reported with ``"status": "error"``.
+    """
+    scales = dict(scales or {})
+    if vars_ is None:
+        vars_ = [c for c in x.columns if c in xm.columns]
+    cls_x = {v: r_class(x[v]) for v in vars_}
+    cls_xm = {v: r_class(xm[v]) for v in vars_}
+    numeric = numeric_columns(x, xm, vars_)
+    left_out = []
+    for v in vars_:
+        if v not in numeric:
+            kinds = cls_x[v] if cls_x[v] == cls_xm[v] else f"{cls_x[v]} / {cls_xm[v]}"
+            left_out.append({"variable": v, "measures": ["IL1", "IL1s", "eigen", "robeigen", "il_correl"],
+                             "reason": f"not numeric ({kinds})", "r_class": kinds})
+    ilv = []
+    for v in vars_:
+        if v in scales:
+            ilv.append(v)
+        elif cls_x[v] != cls_xm[v]:
+            left_out.append({"variable": v, "measures": ["il_variables"],
+                             "reason": f"{cls_x[v]} in ORIGINAL but {cls_xm[v]} in MASKED (sdcMicro's IL_variables "
+                                       f"fails on different types); declare --scale {v}=numeric|ordinal|nominal",
+                             "r_class": f"{cls_x[v]} / {cls_xm[v]}"})
+        elif cls_x[v] in ("integer", "logical"):
+            left_out.append({"variable": v, "measures": ["il_variables"],
+                             "reason": f"{cls_x[v]} column (sdcMicro's IL_variables refuses integer and logical "
+                                       f"columns); declare --scale {v}=numeric|ordinal|nominal",
+                             "r_class": cls_x[v]})
+        else:
+            ilv.append(v)
+
+    measures = {}
+    for method in ("IL1", "IL1s", "eigen", "robeigen"):
+        kw = {"random_state": random_state} if method == "robeigen" and random_state is not None else {}
+        measures[method] = _measure(run, method, numeric, lambda m=method, kw=kw: _d_utility(x, xm, numeric, m, kw))
+        if measures[method]["status"] == "ok" and method in ("IL1", "IL1s"):
+            cells = x.shape[0] * len(numeric)
+            measures[method]["n_cells"] = cells
+            measures[method]["mean_per_cell"] = measures[method]["value"] / cells if cells else float("nan")
+    if measures["robeigen"]["status"] == "ok":
+        measures["robeigen"]["random_state"] = random_state
+    measures["il_correl"] = _measure(run, "il_correl", numeric, lambda: _il_correl(x, xm, numeric))
+    measures["il_variables"] = _measure(run, "il_variables", ilv, lambda: _il_variables(x, xm, ilv, scales))
+
+    only_x, only_xm = only_in
+    return {
+        "format": "pysdc-utility-1",
+        "pysdc_version": __version__,
+        "original": {**(original or {}), "n_records": int(x.shape[0]), "n_columns": int(x.shape[1])},
+        "masked": {**(masked or {}), "n_records": int(xm.shape[0]), "n_columns": int(xm.shape[1])},
+        "variables": {
+            "selected": vars_,
+            "numeric": numeric,
+            "il_variables": ilv,
+            "scales": scales,
+            "left_out": left_out,
+            "only_in_original": list(only_x),
+            "only_in_masked": list(only_xm),
+        },
+        "measures": measures,
+        "provenance": {name: f"sdcMicro's {info[0]}" for name, info in MEASURE_INFO.items()},
+    }
+
+
+def _d_utility(x, xm, cols, method, kw):
+    from .. import d_utility
+
+    return {"value": float(d_utility(x[cols], xm[cols], method=method, **kw))}
+
+
+def _il_correl(x, xm, cols):
+    from .. import il_correl
+
+    r = il_correl(x[cols], xm[cols])
+    return {"value": float(r.value), "n_vars": int(r.n_vars), "n_x": int(r.n_x), "n_xm": int(r.n_xm)}
+
+
+def _il_variables(x, xm, cols, scales):
+    from .. import il_variables
+
+    kw = {"scales": {k: v for k, v in scales.items() if k in cols}} if scales else {}
+    r = il_variables(x[cols], xm[cols], **kw)
+    return {"value": float(r.value), "n": int(r.n),
+            "per_variable": {str(k): float(v) for k, v in r.per_variable.items()}}
+
+
+def _measure(run, name: str, cols: list, compute) -> dict:
+    if not cols:
+        return {"status": "skipped", "value": None, "error": "no variable of a suitable type was selected"}
+    try:
+        res = run(name, compute)
+    except PysdcError as exc:
+        return {"status": "error", "value": None, "error": _cli_message(str(exc))}
+    except Exception as exc:  # a bug: report it without killing the other measures
+        return {"status": "error", "value": None,
+                "error": f"internal error ({type(exc).__name__}: {exc}); please report it"}
+    return {"status": "ok", **res, "error": None}
+
+
+def _cli_message(msg: str) -> str:
+    """Translate the library's Python-syntax advice into command-line flags."""
+    return re.sub(r"scales=\{'([^']+)': '(\w+)'\}", r"--scale \1=\2", msg)
+
+
+
+
+# =============================================================================
+# risk
+
+
+def k_anonymity(fk: np.ndarray) -> dict:
+    """Records violating 2- and 3-anonymity (``fk < 2``, ``fk < 3``), counts and shares."""
+    fk = np.asarray(fk, dtype=np.float64)
+    n = fk.size
+    return {
+        "fk_lt_2": int(np.sum(fk < 2)),
+        "fk_lt_3": int(np.sum(fk < 3)),
+        "share_fk_lt_2": float(np.mean(fk < 2)) if n else None,
+        "share_fk_lt_3": float(np.mean(fk < 3)) if n else None,
+    }
+
+
+def risk_report(data: pd.DataFrame, keys: list, *, w=None, hid=None, max_global_risk: float = 0.01,
+                alpha: float = 1.0, top: int = 10, source: dict | None = None, run=_direct) -> dict:
+    """measure_risk and its summaries (k-anonymity, distribution, riskiest records) of ``data``."""
+    from .. import measure_risk
+
+    res = run("measure_risk", measure_risk, data, keys, w=w, hid=hid, max_global_risk=max_global_risk, alpha=alpha)
+    ind = res.individual
+    risk = np.asarray(ind["risk"], dtype=np.float64)
+    return {
+        "format": "pysdc-risk-1",
+        "pysdc_version": __version__,
+        "data": {**(source or {}), "n_records": int(risk.size), "n_columns": int(data.shape[1])},
+        "key_vars": list(keys),
+        "weight": w,
+        "hid": hid,
+        "alpha": alpha,
+        "global": {
+            "expected_reidentifications": res.global_risk_er,
+            "global_risk": res.global_risk,
+            "global_risk_pct": res.global_risk_pct,
+            "max_global_risk": res.max_global_risk,
+            "threshold": res.global_threshold,
+        },
+        "household": None if res.hier_risk_er is None else {
+            "expected_reidentifications": res.hier_risk_er,
+            "risk": res.hier_risk,
+            "risk_pct": res.hier_risk_pct,
+        },
+        "k_anonymity": k_anonymity(ind["fk"]),
+        "individual_risk": risk_distribution(risk),
+        "top": top_records(data, ind, keys, top),
+        "provenance": {"global": "sdcMicro's measure_risk", "household": "sdcMicro's measure_risk",
+                       "k_anonymity": "pysdc, from sdcMicro's fk",
+                       "individual_risk": "pysdc's summary of sdcMicro's individual risks",
+                       "top": "pysdc's selection of sdcMicro's individual risks"},
+    }
+
+
+def risk_distribution(risk: np.ndarray) -> dict:
+    ok = risk[~np.isnan(risk)]
+    q = {f"{int(round(p * 100))}%": (float(np.quantile(ok, p)) if ok.size else None) for p in QUANTILES}
+    edges = np.asarray(RISK_BINS)
+    idx = np.searchsorted(edges, ok, side="right") - 1
+    idx[ok == edges[-1]] = len(edges) - 2  # the last bin is closed: [0.5, 1]
+    counts = np.bincount(idx[(idx >= 0) & (idx < len(edges) - 1)], minlength=len(edges) - 1)
+    bins = [{"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": int(counts[i]),
+             "share": float(counts[i] / ok.size) if ok.size else None} for i in range(len(edges) - 1)]
+    above = int(np.sum(ok > edges[-1]))
+    return {"mean": float(ok.mean()) if ok.size else None, "quantiles": q, "bins": bins,
+            "n_above_1": above, "n_missing": int(risk.size - ok.size)}
+
+
+def top_records(data: pd.DataFrame, ind: pd.DataFrame, keys: list, top: int) -> list[dict]:
+    if top == 0 or len(ind) == 0:
+        return []
+    risk = np.asarray(ind["risk"], dtype=np.float64)
+    order = np.argsort(np.where(np.isnan(risk), -np.inf, -risk), kind="stable")[:top]
+    rows = []
+    keyvals = data[keys].iloc[order]
+    cols = [c for c in ("fk", "Fk", "risk", "hier_risk") if c in ind.columns]
+    vals = ind[cols].iloc[order]
+    for j, pos in enumerate(order):
+        row = {"record": int(pos) + 1}
+        row.update({k: jsonable(keyvals.iat[j, i]) for i, k in enumerate(keys)})
+        row.update({c: jsonable(vals.iat[j, i]) for i, c in enumerate(cols)})
+        rows.append(row)
+    return rows
+
+
