@@ -2,13 +2,14 @@
 
 Native measures (no R needed)
 -----------------------------
-Information loss: :func:`d_utility`, :func:`il_correl`, :func:`il_variables`.
+Information loss as sdcMicro computes it: :func:`d_utility`, :func:`il_correl`,
+:func:`il_variables`; as the literature defines it (native only): :func:`il_continuous`,
+:func:`il_categorical`, :func:`hellinger`, :func:`entropy`, :func:`il_entropy`, :func:`gsil`.
 Disclosure risk: :func:`freq_calc`, :func:`indiv_risk`, :func:`measure_risk`,
-:func:`ldiversity`.
+:func:`ldiversity`; :func:`entropy_risk` (literature, native only).
 
-The measures, their result classes and ``__all__`` follow the one registry
-:mod:`pysdc._registry`. The same functions executed by sdcMicro itself live in
-:mod:`pysdc.r` (importing it does not start R). ``import pysdc`` never imports rpy2.
+Every measure is declared once in the registry :mod:`pysdc._registry`. sdcMicro's
+measures executed by sdcMicro itself live in :mod:`pysdc.r` (importing it does not start R). ``import pysdc`` never imports rpy2.
 """
 
 from ._errors import (
@@ -21,27 +22,50 @@ from ._errors import (
     RNotAvailableError,
     RWarning,
 )
-from ._registry import MEASURES as _MEASURES
-from ._registry import public_names as _public_names
+from ._results import (
+    DUtilityResult,
+    FreqCalcResult,
+    ILCorrelResult,
+    ILVariablesResult,
+    IndivRiskResult,
+    LDiversityResult,
+    MeasureRiskResult,
+)
 from .datasets import load_demo, load_demo_pair
+from .loss import (
+    CategoricalLossResult,
+    ContinuousLossResult,
+    EntropyRiskResult,
+    GSILResult,
+    d_utility,
+    entropy,
+    entropy_risk,
+    gsil,
+    hellinger,
+    il_categorical,
+    il_continuous,
+    il_correl,
+    il_entropy,
+    il_variables,
+)
+from .risk import freq_calc, indiv_risk, ldiversity, measure_risk
 
 __version__ = "0.1.0"
 
-# every measure of the registry and its result class, as pysdc.<name>
-globals().update({m.python: m.native for m in _MEASURES})
-globals().update({m.result.__name__: m.result for m in _MEASURES if m.result not in (float, int)})
-
+# explicit, so that editors and type checkers see every name; tests/test_docs.py checks that
+# this list and the registry (pysdc._registry.MEASURES) agree
 __all__ = [
-    *_public_names(),
-    "load_demo",
-    "load_demo_pair",
-    "PysdcError",
-    "InvalidParameterError",
-    "RNotAvailableError",
-    "RCallError",
-    "PysdcWarning",
-    "DegenerateResultWarning",
-    "CoercionWarning",
-    "RWarning",
+    # sdcMicro's measures
+    "d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity",
+    # the literature's measures (native only)
+    "il_continuous", "il_categorical", "hellinger", "entropy", "il_entropy", "entropy_risk", "gsil",
+    # result classes
+    "DUtilityResult", "ILCorrelResult", "ILVariablesResult", "FreqCalcResult", "IndivRiskResult",
+    "MeasureRiskResult", "LDiversityResult", "ContinuousLossResult", "CategoricalLossResult",
+    "EntropyRiskResult", "GSILResult",
+    # data, errors, warnings
+    "load_demo", "load_demo_pair",
+    "PysdcError", "InvalidParameterError", "RNotAvailableError", "RCallError",
+    "PysdcWarning", "DegenerateResultWarning", "CoercionWarning", "RWarning",
     "__version__",
 ]

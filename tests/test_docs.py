@@ -32,6 +32,12 @@ def test_name_table_covers_the_public_functions():
     assert {m.python for m in _registry.MEASURES} <= set(pysdc.__all__)
     for m in _registry.MEASURES:
         assert getattr(pysdc, m.python) is m.native
+    # the explicit exports and the registry agree exactly (no measure exported but unregistered)
+    results = {m.result.__name__ for m in _registry.MEASURES if m.result.__module__.startswith("pysdc")}
+    exported = {n for n in pysdc.__all__ if callable(getattr(pysdc, n))}
+    exported_measures = {n for n in exported if n.islower() and not n.startswith("load_")}
+    assert exported_measures == {m.python for m in _registry.MEASURES}
+    assert results <= set(pysdc.__all__)
 
 
 def test_import_does_not_start_r():

@@ -22,15 +22,19 @@ How to add a measure
    ``r_reference/cases/<RName>.json`` (the case list over stored inputs), and
    ``r_reference/generate_<RName>.R`` writes ``r_reference/outputs/<RName>.json``
    (``ref_generate``; run ``Rscript generate_<RName>.R`` in ``r_reference/``).
-3. **One entry** in :data:`MEASURES` below: ``Measure(python, r, family, native, result,
+3. **One entry** in its family's module (``_sdcmicro.py``: sdcMicro's first measures;
+   ``_toolbox.py``: the handbook's risk toolbox; ``_literature.py``: native-only literature
+   measures, ``r=""``, ``bridge=False``), which :data:`MEASURES` concatenates: ``Measure(python, r, family, native, result,
    arguments=..., fields=..., defaults=..., run_case=..., compare_case=...)``, where
    ``run_case(fn, args, inputs, expected) -> dict`` calls ``fn`` (native or bridge) with a
    stored case's R arguments ``args`` on its loaded ``inputs`` and returns the fields as
    sdcMicro's JSON stores them, and ``compare_case(c, expected, actual, args, mode)``
    compares them with :class:`pysdc.parity.Comparer` (``c.value``, ``c.rows``). Options
    sdcMicro lacks go in ``r_requires``; a bridge that needs more than renaming arguments and
-   reading result components gets ``to_r``/``from_r`` hooks (see the entries below).
-   Then regenerate the README table (``python -m pysdc._registry``).
+   reading result components gets ``to_r``/``from_r`` hooks (see the entries in ``_sdcmicro.py``).
+   Export the function and its result class explicitly in ``pysdc/__init__.py`` (a test
+   checks that the exports and the registry agree), then regenerate the README table
+   (``python -m pysdc._registry``).
 
 Nothing else changes: the export, the bridge wrapper, the parity report, the CLI's
 ``parity --function`` choice, the common and invalid-value tests all follow the entry.
@@ -38,512 +42,20 @@ Nothing else changes: the export, the bridge wrapper, the parity report, the CLI
 
 from __future__ import annotations
 
-import math
 import sys
-import warnings
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
-import numpy as np
-import pandas as pd
+from ._literature import ENTRIES as _LITERATURE
+from ._measure import Measure, _loss_pair, _risk_frame, native_arguments  # noqa: F401 (tests use the examples)
+from ._sdcmicro import ENTRIES as _SDCMICRO
 
-from .._errors import DegenerateResultWarning
-from .._results import (
-    DUtilityResult,
-    FreqCalcResult,
-    ILCorrelResult,
-    ILVariablesResult,
-    IndivRiskResult,
-    LDiversityResult,
-    MeasureRiskResult,
-)
-from .._tolerances import CLOSED_FORM, tolerance_for
-from .._validation import Columns, RandomState, declared_params, user_stacklevel
-from ..loss import d_utility, il_correl, il_variables
-from ..risk import freq_calc, indiv_risk, ldiversity, measure_risk
+__all__ = ["Measure", "MEASURES", "by_python_name", "by_r_name", "markdown_table", "public_names",
+           "native_arguments"]
 
-__all__ = ["Measure", "MEASURES", "by_python_name", "by_r_name", "markdown_table", "public_names"]
-
-
-@dataclass(frozen=True)
-class Measure:
-    """How one pysdc measure maps onto one sdcMicro function, and everything that follows from it.
-
-    Attributes
-    ----------
-    python : str
-        pysdc's function name (``pysdc.<python>`` and ``pysdc.r.<python>``).
-    r : str
-        sdcMicro's function name.
-    family : str
-        ``"risk"`` or ``"loss"``.
-    native : callable
-        The native function.
-    result : type
-        What it returns (a result class, ``float`` or ``int``).
-    arguments : dict
-        Python argument name -> R argument name (``None``: no R counterpart).
-    fields : dict
-        Python result field -> R result component: a component name, ``'attr "name"'`` for
-        an attribute of the result, ``"(numeric)"`` for the value itself; ``None``: computed
-        by pysdc.
-    defaults : dict
-        R argument -> the default pysdc uses (the tests check it against R's ``formals()``).
-    formals_of : str
-        The sdcMicro (namespace) function whose ``formals()`` hold those defaults, where the
-        public function is ``function(obj, ...)``; empty means ``r`` itself.
-    notes : str
-        What a user moving between the two must know.
-    bridge : bool
-        Whether :mod:`pysdc.r` offers the measure.
-    r_requires : dict
-        Python argument -> (the only value sdcMicro can compute, message): options that
-        exist natively only; the bridge refuses other values before starting R.
-    r_params : dict
-        Extra constraints the bridge applies after the shared ones (e.g. an int seed).
-    r_seed : str or None
-        The Python argument that seeds R's generator (``set.seed``) before the call.
-    to_r : callable or None
-        ``to_r(values, R) -> (function, kwargs, internal)``: how to call sdcMicro when more
-        than renaming is needed (``R`` is :mod:`pysdc.r`).
-    from_r : callable or None
-        ``from_r(res, values, R) -> result``: how to build the result from sdcMicro's
-        (``res.value``, ``res.attr(name)``, ``res.get(component)``); default: ``fields``.
-    run_case, compare_case : callable
-        Parity: run one stored case through a function, compare with sdcMicro's (see the
-        module docstring).
-    example : callable
-        ``example() -> dict``: valid keyword arguments of a small call (the common tests
-        build on it: inputs not modified, every declared invalid value refused ...).
-    """
-
-    python: str
-    r: str
-    family: str
-    native: Callable
-    result: type
-    arguments: dict = field(default_factory=dict)
-    fields: dict = field(default_factory=dict)
-    defaults: dict = field(default_factory=dict)
-    formals_of: str = ""
-    notes: str = ""
-    bridge: bool = True
-    r_requires: dict = field(default_factory=dict)
-    r_params: dict = field(default_factory=dict)
-    r_seed: str | None = None
-    to_r: Callable | None = None
-    from_r: Callable | None = None
-    run_case: Callable | None = None
-    compare_case: Callable | None = None
-    example: Callable | None = None
-
-    @property
-    def params(self) -> dict:
-        """The declared constraints of the native function (shared with the bridge)."""
-        return declared_params(self.native)
-
-    def frame_columns(self, values: dict) -> dict:
-        """Frame argument -> the columns the call names in it (the bridge sends only those)."""
-        out: dict = {}
-        for name, c in self.params.items():
-            if isinstance(c, Columns) and values.get(name) is not None:
-                cols = values[name]
-                out.setdefault(c.of, []).extend([cols] if c.single else cols)
-        return out
-
-
-# =============================================================================
-# small helpers for the entries' hooks
-
-
-def _lst(v) -> list:
-    return [v] if isinstance(v, str) else list(v)
-
-
-def _num(x) -> float:
-    return float("nan") if x is None else float(x)
-
-
-def _floats(v) -> np.ndarray:
-    return np.asarray(v, dtype=float).reshape(-1)
-
-
-# =============================================================================
-# dUtility
-
-
-def _d_utility_from_r(res, values, R):
-    value = res.value
-    method = values["method"]
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        # sdcMicro's eigen/robeigen return a logical NA when their computation fails (try())
-        warnings.warn(
-            f"sdcMicro's dUtility(method={method!r}) returned NA (its computation failed inside try(), "
-            "e.g. a constant column); returned as NaN.",
-            DegenerateResultWarning,
-            stacklevel=user_stacklevel(),
-        )
-        value = float("nan")
-    x = values["x"]
-    return DUtilityResult(value=float(value), method=method, n=int(x.shape[0]), n_vars=int(x.shape[1]))
-
-
-def _run_d_utility(fn, a, inputs, expected):
-    return {"value": float(fn(inputs["x"], inputs["xm"], method=a["method"], random_state=1))}
-
-
-def _compare_d_utility(c, exp, act, args, mode):
-    if "values_by_seed" in exp:
-        # robeigen: the native value against the median over R's seeds (statistical tolerance);
-        # the bridge runs set.seed(1), exactly as the stored seed-1 value was made
-        seeds = c.decode(exp["values_by_seed"])
-        if mode == "native":
-            ok = ~np.isnan(seeds)
-            median = float(np.median(seeds[ok])) if ok.any() else math.nan
-            c.value("robeigen", median, act["value"], tolerance_for("d_utility", "robeigen"))
-        else:
-            c.value("robeigen[set.seed(1)]", float(seeds[0]), act["value"], CLOSED_FORM)
-    else:
-        c.value("value", exp["value"], act["value"], tolerance_for("d_utility", args.get("method", "IL1s")))
-
-
-# =============================================================================
-# IL_correl, IL_variables
-
-
-def _il_correl_from_r(res, values, R):
-    from .._types import r_class
-
-    def num(d):
-        return [str(col) for col in d.columns if r_class(d[col]) in ("numeric", "integer")]
-
-    x, xm = values["x"], values["xm"]
-    common = [col for col in num(x) if col in set(num(xm))]
-    if common:  # sorted by R itself (its collation)
-        out = R.call("sort", common, package="base")
-        common = [out] if isinstance(out, str) else list(out)
-    return ILCorrelResult(value=float(res.value), n_vars=int(res.attr("nr_vars")), n_x=int(res.attr("n_x")),
-                          n_xm=int(res.attr("n_y")), variables=tuple(common))
-
-
-def _il_variables_from_r(res, values, R):
-    per = res.attr("indiv_distances", scalar=False)
-    if not isinstance(per, pd.Series):
-        per = pd.Series(np.asarray(per, dtype=float))
-    return ILVariablesResult(value=float(res.value), per_variable=per.astype(float), n=int(res.attr("n")))
-
-
-def _run_il_correl(fn, a, inputs, expected):
-    return {"value": float(fn(inputs["x"], inputs["xm"]).value)}
-
-
-def _compare_value(c, exp, act, args, mode):
-    c.value("value", exp["value"], act["value"])
-
-
-def _run_il_variables(fn, a, inputs, expected):
-    r = fn(inputs["x"], inputs["xm"])
-    return {"value": float(r.value), "n": int(r.n),
-            "per_variable": {str(k): float(v) for k, v in r.per_variable.items()}}
-
-
-def _compare_il_variables(c, exp, act, args, mode):
-    c.value("value", exp["value"], act["value"])
-    c.value("n", exp["n"], act["n"])
-    ev, av = exp["per_variable"], act["per_variable"]
-    if sorted(ev) != sorted(av):
-        c.fail("per_variable", f"variables {sorted(av)} instead of sdcMicro's {sorted(ev)}", n=len(ev))
-    else:
-        names = sorted(ev)
-        c.value("per_variable", [ev[k] for k in names], np.array([av[k] for k in names], dtype=float))
-
-
-# =============================================================================
-# freqCalc, indivRisk
-
-
-def _freq_calc_from_r(res, values, R):
-    out = res.value
-    return FreqCalcResult(fk=_floats(out["fk"]), Fk=_floats(out["Fk"]), n1=int(out["n1"]), n2=int(out["n2"]),
-                          key_vars=tuple(values["key_vars"]), alpha=float(values["alpha"]))
-
-
-def _run_freq_calc(fn, a, inputs, expected):
-    r = fn(inputs["data"], _lst(a["keyVars"]), w=a.get("w"), alpha=a.get("alpha", 1))
-    return {"n1": r.n1, "n2": r.n2, "fk": np.asarray(r.fk, dtype=float), "Fk": np.asarray(r.Fk, dtype=float)}
-
-
-def _compare_freq_calc(c, exp, act, args, mode):
-    c.value("n1", exp["n1"], act["n1"])
-    c.value("n2", exp["n2"], act["n2"])
-    c.rows("", exp, act, ["fk", "Fk"])
-
-
-def _indiv_risk_to_r(values, R):
-    """sdcMicro's indivRisk takes a freqCalc object: rebuild one from the FreqCalcResult."""
-    freq = values["freq"]
-    fk, Fk = _floats(freq.fk), _floats(freq.Fk)
-    if fk.shape != Fk.shape:
-        from .._errors import InvalidParameterError
-
-        raise InvalidParameterError(f"freq.fk and freq.Fk differ in length ({fk.size} vs {Fk.size}).")
-    keys = [str(k) for k in freq.key_vars] or ["key"]
-    all_na = pd.arrays.IntegerArray(np.zeros(len(fk), dtype=np.int64), np.ones(len(fk), dtype=bool))
-    fobj = R.call(
-        "structure",
-        {"freqCalc": pd.DataFrame({k: all_na for k in keys}), "keyVars": keys, "w": None, "fk": fk, "Fk": Fk,
-         "n1": int(freq.n1), "n2": int(freq.n2), "alpha": float(freq.alpha)},
-        package="base", as_robject=True, **{"class": "freqCalc"},
-    )
-    return "indivRisk", {"x": fobj, "method": values["method"], "qual": values["qual"],
-                         "survey": values["survey"]}, False
-
-
-def _indiv_risk_from_r(res, values, R):
-    out = res.value
-    return IndivRiskResult(
-        rk=_floats(out["rk"]), fk=_floats(out["fk"]),
-        method=None if out["method"] is None else str(out["method"]),  # NA with survey=False
-        qual=_num(out["qual"]), key_vars=tuple(values["freq"].key_vars),
-    )
-
-
-def _run_indiv_risk(fn, a, inputs, expected):
-    keys = _lst(a["keyVars"])
-    if expected is None:  # sdcMicro refused: feed pysdc's own frequencies
-        f = freq_calc(inputs["data"], keys, w=a.get("w"), alpha=a.get("alpha", 1))
-    else:
-        dec = _decode
-        fk, Fk = dec(expected.get("fk_in", [])), dec(expected.get("Fk_in", []))
-        f = FreqCalcResult(fk=fk, Fk=Fk, n1=int((fk == 1).sum()), n2=int((fk == 2).sum()),
-                           key_vars=tuple(keys), alpha=float(a.get("alpha", 1)))
-    r = fn(f, method=a.get("method", "approx"), qual=a.get("qual", 1), survey=a.get("survey", True))
-    return {"rk": np.asarray(r.rk, dtype=float), "__rows_given__": True}
-
-
-def _compare_indiv_risk(c, exp, act, args, mode):
-    c.rows("", exp, act, ["rk"])
-
-
-# =============================================================================
-# measure_risk
-
-
-_MR_SCALARS = ("global_risk_er", "global_risk", "global_risk_pct", "global_threshold", "max_global_risk",
-               "hier_risk_er", "hier_risk", "hier_risk_pct")
-
-
-def _measure_risk_to_r(values, R):
-    """sdcMicro's public measure_risk fails whenever alpha is passed; its worker computes it."""
-    kwargs = {"keyVars": values["key_vars"], "w": values["w"], "hid": values["hid"],
-              "max_global_risk": values["max_global_risk"], "fast_hier": values["fast_hier"]}
-    if values["alpha"] == 1.0:
-        return "measure_risk", {"obj": values["data"], **kwargs}, False
-    return "measure_riskWORK", {"data": values["data"], **kwargs, "alpha": values["alpha"]}, True
-
-
-def _measure_risk_from_r(res, values, R):
-    out = res.value
-    fields = by_python_name("measure_risk").fields
-    ind = out[fields["individual"]]
-    if not isinstance(ind, pd.DataFrame):  # pragma: no cover - sdcMicro always names the columns
-        ind = pd.DataFrame(np.asarray(ind))
-    ind.index = values["data"].index  # one row per record, indexed like the data (as natively)
-    hier = values["hid"] is not None
-    got = {k: (_num(out.get(fields[k])) if hier or not k.startswith("hier") else None) for k in _MR_SCALARS}
-    return MeasureRiskResult(**got, individual=ind, key_vars=tuple(values["key_vars"]))
-
-
-def _run_measure_risk(fn, a, inputs, expected):
-    r = fn(inputs["data"], _lst(a["keyVars"]), w=a.get("w"), hid=a.get("hid"),
-           max_global_risk=a.get("max_global_risk", 0.01), fast_hier=a.get("fast_hier", True),
-           alpha=a.get("alpha", 1))
-    r_name = by_python_name("measure_risk").fields
-    out = {r_name[k]: getattr(r, k) for k in _MR_SCALARS}  # stored under sdcMicro's names
-    out["Res"] = {col: r.individual[col].to_numpy(dtype=float) for col in r.individual.columns}
-    return out
-
-
-def _compare_measure_risk(c, exp, act, args, mode):
-    r_name = by_python_name("measure_risk").fields
-    for k in (r_name[f] for f in _MR_SCALARS):
-        if k in exp:
-            c.value(k, exp[k], act.get(k))
-        elif act.get(k) is not None:
-            c.fail(k, f"pysdc gives {k}={act.get(k)!r}; sdcMicro has none")
-    names = [col for col in exp["Res"] if col not in ("rows", "row_sums", "n_rows")]
-    c.rows("Res.", exp["Res"], act["Res"], names)
-
-
-# =============================================================================
-# ldiversity
-
-
-def _ldiversity_from_r(res, values, R):
-    out = res.value
-    if not isinstance(out, pd.DataFrame):  # pragma: no cover
-        out = pd.DataFrame(np.asarray(out))
-    out.index = values["data"].index
-    return LDiversityResult(table=out, key_vars=tuple(values["key_vars"]), ldiv_index=tuple(values["ldiv_index"]),
-                            l_recurs_c=float(values["l_recurs_c"]))
-
-
-def _run_ldiversity(fn, a, inputs, expected):
-    t = fn(inputs["data"], _lst(a["keyVars"]), _lst(a["ldiv_index"]), l_recurs_c=a.get("l_recurs_c", 2)).table
-    return {"columns": [str(col) for col in t.columns],
-            "values": {str(col): t[col].to_numpy(dtype=float) for col in t.columns}}
-
-
-def _compare_ldiversity(c, exp, act, args, mode):
-    ecols = exp["columns"]
-    if list(act["columns"]) != list(ecols):
-        c.fail("columns", f"columns {act['columns']} instead of sdcMicro's {ecols}", n=len(ecols))
-    else:
-        c.rows("", exp["values"], act["values"], ecols)
-
-
-def _decode(v):
-    """Stored JSON value -> float / float array ("NA", "NaN", "Inf", "-Inf" decoded)."""
-    special = {"NA": math.nan, "NaN": math.nan, "Inf": math.inf, "-Inf": -math.inf}
-    if isinstance(v, list):
-        return np.array([_decode(e) for e in v], dtype=np.float64)
-    if v is None:
-        return math.nan
-    if isinstance(v, str):
-        return special[v]
-    return float(v)
-
-
-# =============================================================================
-# small valid calls (the common tests start from them)
-
-
-def _risk_frame(n: int = 60, seed: int = 0) -> pd.DataFrame:
-    """Keys a, b (some missing), weight w, household h, sensitive s, extra columns, a non-default index."""
-    rng = np.random.default_rng(seed)
-    df = pd.DataFrame(
-        {
-            "a": pd.Categorical(rng.choice(["x", "y", "z"], n)),
-            "b": pd.Categorical(rng.choice(["p", "q"], n)),
-            "w": rng.uniform(1, 50, n),
-            "h": rng.integers(0, n // 3, n),
-            "s": pd.Categorical(rng.choice(["s1", "s2", "s3"], n)),
-            **{f"t{i}": rng.integers(0, 3, n) for i in range(1, 7)},
-        },
-        index=pd.Index(rng.permutation(n) + 1000, name="rid"),
-    )
-    df.loc[df.index[:4], "a"] = np.nan
-    return df
-
-
-def _loss_pair(n: int = 40, seed: int = 0) -> dict:
-    rng = np.random.default_rng(seed)
-    x = pd.DataFrame(rng.lognormal(size=(n, 3)), columns=["u", "v", "t"])
-    xm = x + rng.normal(scale=0.1, size=x.shape)
-    x.iloc[0, 0] = np.nan
-    return {"x": x, "xm": xm}
-
-
-def _example_indiv_risk() -> dict:
-    return {"freq": freq_calc(_risk_frame(), ["a", "b"], w="w")}
-
-
-# =============================================================================
-# the registry (report order)
-
-MEASURES: tuple[Measure, ...] = (
-    Measure(
-        "d_utility", "dUtility", "loss", d_utility, DUtilityResult,
-        arguments={"x": "obj", "xm": "xm", "method": "method", "average": None, "random_state": None},
-        fields={"value": "(numeric)", "method": None, "n": None, "n_vars": None, "average": None},
-        defaults={"method": "IL1s"},
-        formals_of="dUtilityWORK",
-        notes="IL1 and IL1s are plain sums over cells (IL1 in percent).",
-        r_requires={"average": (False, (
-            "average=True does not exist in sdcMicro's dUtility (it returns plain sums over cells); "
-            "use the native pysdc.d_utility(..., average=True), or average=False here."))},
-        r_params={"random_state": RandomState(generator=False, note="The R bridge seeds R's set.seed with it.")},
-        r_seed="random_state",
-        from_r=_d_utility_from_r,
-        run_case=_run_d_utility, compare_case=_compare_d_utility,
-        example=lambda: {**_loss_pair(), "method": "IL1s"},
-    ),
-    Measure(
-        "il_correl", "IL_correl", "loss", il_correl, ILCorrelResult,
-        arguments={"x": "x", "xm": "xm", "normalization": None},
-        fields={"value": "(numeric)", "n_vars": 'attr "nr_vars"', "n_x": 'attr "n_x"', "n_xm": 'attr "n_y"',
-                "variables": None},
-        notes="1/sqrt(2) normalisation (Mlodak's paper has 1/2: normalization='mlodak').",
-        r_requires={"normalization": ("sdcmicro", (
-            "normalization='mlodak' does not exist in sdcMicro (it always uses 1/sqrt(2)); "
-            "use the native pysdc.il_correl for it, or normalization='sdcmicro' here."))},
-        from_r=_il_correl_from_r,
-        run_case=_run_il_correl, compare_case=_compare_value,
-        example=_loss_pair,
-    ),
-    Measure(
-        "il_variables", "IL_variables", "loss", il_variables, ILVariablesResult,
-        arguments={"x": "x", "xm": "xm", "scales": None},
-        fields={"value": "(numeric)", "per_variable": 'attr "indiv_distances"', "n": 'attr "n"'},
-        notes="integer and logical columns are refused as sdcMicro refuses them; declare a scale instead.",
-        r_requires={"scales": ({}, (
-            "scales is not supported by the R bridge: sdcMicro's IL_variables has no such argument and "
-            "reads each variable's scale from its R class. Pass scales=None and set the column dtypes "
-            "(float -> numeric, ordered Categorical -> ordinal, Categorical/str -> nominal), or use the "
-            "native pysdc.il_variables."))},
-        from_r=_il_variables_from_r,
-        run_case=_run_il_variables, compare_case=_compare_il_variables,
-        example=_loss_pair,
-    ),
-    Measure(
-        "freq_calc", "freqCalc", "risk", freq_calc, FreqCalcResult,
-        arguments={"data": "x", "key_vars": "keyVars", "w": "w", "alpha": "alpha"},
-        fields={"fk": "fk", "Fk": "Fk", "n1": "n1", "n2": "n2"},
-        defaults={"w": None, "alpha": 1},
-        notes="missing key values are wildcards.",
-        from_r=_freq_calc_from_r,
-        run_case=_run_freq_calc, compare_case=_compare_freq_calc,
-        example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "w": "w"},
-    ),
-    Measure(
-        "indiv_risk", "indivRisk", "risk", indiv_risk, IndivRiskResult,
-        arguments={"freq": "x", "method": "method", "qual": "qual", "survey": "survey"},
-        fields={"rk": "rk", "fk": "fk", "method": "method", "qual": "qual"},
-        defaults={"method": "approx", "qual": 1, "survey": True},
-        to_r=_indiv_risk_to_r, from_r=_indiv_risk_from_r,
-        run_case=_run_indiv_risk, compare_case=_compare_indiv_risk,
-        example=_example_indiv_risk,
-    ),
-    Measure(
-        "measure_risk", "measure_risk", "risk", measure_risk, MeasureRiskResult,
-        arguments={"data": "obj", "key_vars": "keyVars", "w": "w", "hid": "hid",
-                   "max_global_risk": "max_global_risk", "fast_hier": "fast_hier", "alpha": "alpha"},
-        fields={"global_risk_er": "global_risk_ER", "global_risk": "global_risk",
-                "global_risk_pct": "global_risk_pct", "global_threshold": "global_threshold",
-                "max_global_risk": "max_global_risk", "hier_risk_er": "hier_risk_ER",
-                "hier_risk": "hier_risk", "hier_risk_pct": "hier_risk_pct", "individual": "Res"},
-        defaults={"w": None, "hid": None, "max_global_risk": 0.01, "fast_hier": True},
-        formals_of="measure_riskWORK",
-        notes="sdcMicro's data.frame method fails whenever alpha is passed; pysdc (and pysdc.r) use its "
-              "internal worker measure_riskWORK.",
-        to_r=_measure_risk_to_r, from_r=_measure_risk_from_r,
-        run_case=_run_measure_risk, compare_case=_compare_measure_risk,
-        example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "w": "w", "hid": "h"},
-    ),
-    Measure(
-        "ldiversity", "ldiversity", "risk", ldiversity, LDiversityResult,
-        arguments={"data": "obj", "key_vars": "keyVars", "ldiv_index": "ldiv_index", "l_recurs_c": "l_recurs_c"},
-        fields={"table": "(matrix)", "key_vars": None, "ldiv_index": None, "l_recurs_c": None},
-        defaults={"l_recurs_c": 2},
-        formals_of="ldiversityWORK",
-        from_r=_ldiversity_from_r,
-        run_case=_run_ldiversity, compare_case=_compare_ldiversity,
-        example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "ldiv_index": "s"},
-    ),
-)
+#: every measure, in report order: sdcMicro's measures, then the literature's (native only)
+MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_LITERATURE)
 
 _BY_PY = {m.python: m for m in MEASURES}
-_BY_R = {m.r: m for m in MEASURES}
+_BY_R = {m.r: m for m in MEASURES if m.r}
 
 
 def by_python_name(name: str) -> Measure:
@@ -558,7 +70,7 @@ def by_r_name(name: str) -> Measure:
 
 def public_names() -> list[str]:
     """The exported names that follow from the registry: functions, then result classes."""
-    results = [m.result.__name__ for m in MEASURES if m.result not in (float, int)]
+    results = [m.result.__name__ for m in MEASURES if m.result.__module__.startswith("pysdc")]
     return [m.python for m in MEASURES] + list(dict.fromkeys(results))
 
 
@@ -566,7 +78,7 @@ def markdown_table() -> str:
     """The R -> Python name table as Markdown (the README embeds this output verbatim)."""
     rows = ["| sdcMicro (R) | pysdc (Python) | arguments (R → Python) | result fields (R → Python) |",
             "|---|---|---|---|"]
-    for m in MEASURES:
+    for m in (m for m in MEASURES if m.r):
         args = ", ".join(
             f"`{r}` → `{py}`" if r else f"— → `{py}` (pysdc only)" for py, r in m.arguments.items()
         )
@@ -574,6 +86,13 @@ def markdown_table() -> str:
             f"`{r}` → `{py}`" if r else f"`{py}` (pysdc only)" for py, r in m.fields.items()
         )
         rows.append(f"| `{m.r}` | `pysdc.{m.python}` | {args} | {flds} |")
+    native = [m for m in MEASURES if not m.r]
+    if native:
+        rows += ["", "Measures without an sdcMicro counterpart (native only, not in `pysdc.r`):", "",
+                 "| pysdc (Python) | family | what | result fields |", "|---|---|---|---|"]
+        for m in native:
+            flds = ", ".join(f"`{py}`" for py in m.fields) or f"`{m.result.__name__}`"
+            rows.append(f"| `pysdc.{m.python}` | {m.family} | {m.notes} | {flds} |")
     return "\n".join(rows)
 
 
@@ -581,8 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m pysdc._registry``: the README table; ``--r-names``: sdcMicro names, one a line."""
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["--r-names"]:
-        print("\n".join(m.r for m in MEASURES))
+        print("\n".join(m.r for m in MEASURES if m.r))
     else:
         print(markdown_table())
     return 0
+
 

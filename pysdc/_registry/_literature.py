@@ -1,0 +1,96 @@
+"""Registry entries of the literature's information-loss measures (native only: sdcMicro has none).
+
+They have no R name, no bridge wrapper and no stored sdcMicro cases: their validation is the
+worked examples, independent-route and property tests of ``tests/test_loss_literature.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..loss import (
+    CategoricalLossResult,
+    ContinuousLossResult,
+    EntropyRiskResult,
+    GSILResult,
+    entropy,
+    entropy_risk,
+    gsil,
+    hellinger,
+    il_categorical,
+    il_continuous,
+    il_entropy,
+)
+from ._measure import Measure, _loss_pair, _risk_frame, native_arguments
+
+
+def _categorical_pair(n: int = 40, seed: int = 0) -> dict:
+    """Two categorical variables (one ordered), a few values changed, one missing."""
+    rng = np.random.default_rng(seed)
+    lv = ["low", "mid", "high"]
+    a = rng.choice(["p", "q", "r"], n)
+    b = rng.choice(lv, n)
+    am, bm = a.copy(), b.copy()
+    am[:5] = "p"
+    bm[5:10] = "mid"
+    x = pd.DataFrame({"a": pd.Categorical(a), "b": pd.Categorical(b, categories=lv, ordered=True)})
+    xm = pd.DataFrame({"a": pd.Categorical(am, categories=["p", "q", "r"]),
+                       "b": pd.Categorical(bm, categories=lv, ordered=True)})
+    x.loc[0, "a"] = np.nan
+    return {"x": x, "xm": xm}
+
+
+def _mixed_pair() -> dict:
+    num, cat = _loss_pair(), _categorical_pair()
+    return {"x": pd.concat([num["x"], cat["x"]], axis=1), "xm": pd.concat([num["xm"], cat["xm"]], axis=1)}
+
+
+def _literature(python, native, result, notes, fields, example) -> Measure:
+    return Measure(python, "", "loss", native, result, arguments=native_arguments(native),
+                   fields=dict.fromkeys(fields), notes=notes, bridge=False, example=example)
+
+
+ENTRIES: tuple[Measure, ...] = (
+    _literature(
+        "il_continuous", il_continuous, ContinuousLossResult,
+        "Domingo-Ferrer–Mateo-Sanz–Torra table (X, X̄, V, S, R, RF, C, F × MSE, MAE, mean variation), "
+        "Yancey–Winkler–Creecy IL1, Todorova's GILCV",
+        ("table", "il1", "gilcv", "n", "n_used", "zero_originals", "capped", "max_variation", "variables"),
+        _loss_pair,
+    ),
+    _literature(
+        "il_categorical", il_categorical, CategoricalLossResult,
+        "direct comparison, contingency-table loss (CTBIL), entropy-based loss (EBIL, PRIL)",
+        ("direct", "ctbil", "ctbil_normalized", "ebil", "pril", "n", "n_cells", "max_dim"),
+        _categorical_pair,
+    ),
+    _literature(
+        "hellinger", hellinger, pd.Series,
+        "Hellinger distance between each variable's distributions in x and xm (mean: GHD)",
+        (), _mixed_pair,
+    ),
+    _literature(
+        "entropy", entropy, pd.Series,
+        "Shannon entropy of each variable's frequency distribution (natural log)",
+        (), lambda: {"data": _categorical_pair()["x"]},
+    ),
+    _literature(
+        "il_entropy", il_entropy, pd.Series,
+        "entropy-based information loss per variable, |H(xm) − H(x)|",
+        (), _categorical_pair,
+    ),
+    Measure(
+        "entropy_risk", "", "risk", entropy_risk, EntropyRiskResult, arguments=native_arguments(entropy_risk),
+        fields=dict.fromkeys(("value", "zero_share", "entropy_term", "size_term", "n_cells", "n_nonzero", "n")),
+        notes="Shlomo–Antal–Elliot's entropy-based disclosure risk R(F, w1, w2) of the key table",
+        bridge=False,
+        example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "w1": 0.3, "w2": 0.3},
+    ),
+    _literature(
+        "gsil", gsil, GSILResult,
+        "Todorova's general score of information loss (EBIL% + GHD% + GILCV) / 3 with its band",
+        ("value", "band", "ebil_pct", "ghd_pct", "gilcv", "parts", "applicable"),
+        _mixed_pair,
+    ),
+)

@@ -1,0 +1,174 @@
+"""The registry's record type, :class:`Measure`, and the small valid calls the common tests start from."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._validation import Columns, declared_params
+
+__all__ = ["Measure", "native_arguments"]
+
+
+
+
+@dataclass(frozen=True)
+class Measure:
+    """How one pysdc measure maps onto one sdcMicro function, and everything that follows from it.
+
+    Attributes
+    ----------
+    python : str
+        pysdc's function name (``pysdc.<python>`` and ``pysdc.r.<python>``).
+    r : str
+        sdcMicro's function name.
+    family : str
+        ``"risk"`` or ``"loss"``.
+    native : callable
+        The native function.
+    result : type
+        What it returns (a result class, ``float`` or ``int``).
+    arguments : dict
+        Python argument name -> R argument name (``None``: no R counterpart).
+    fields : dict
+        Python result field -> R result component: a component name, ``'attr "name"'`` for
+        an attribute of the result, ``"(numeric)"`` for the value itself; ``None``: computed
+        by pysdc.
+    defaults : dict
+        R argument -> the default pysdc uses (the tests check it against R's ``formals()``).
+    formals_of : str
+        The sdcMicro (namespace) function whose ``formals()`` hold those defaults, where the
+        public function is ``function(obj, ...)``; empty means ``r`` itself.
+    notes : str
+        What a user moving between the two must know.
+    bridge : bool
+        Whether :mod:`pysdc.r` offers the measure.
+    r_requires : dict
+        Python argument -> (the only value sdcMicro can compute, message): options that
+        exist natively only; the bridge refuses other values before starting R.
+    r_params : dict
+        Extra constraints the bridge applies after the shared ones (e.g. an int seed).
+    r_seed : str or None
+        The Python argument that seeds R's generator (``set.seed``) before the call.
+    to_r : callable or None
+        ``to_r(values, R) -> (function, kwargs, internal)``: how to call sdcMicro when more
+        than renaming is needed (``R`` is :mod:`pysdc.r`).
+    from_r : callable or None
+        ``from_r(res, values, R) -> result``: how to build the result from sdcMicro's
+        (``res.value``, ``res.attr(name)``, ``res.get(component)``); default: ``fields``.
+    run_case, compare_case : callable
+        Parity: run one stored case through a function, compare with sdcMicro's (see the
+        module docstring).
+    example : callable
+        ``example() -> dict``: valid keyword arguments of a small call (the common tests
+        build on it: inputs not modified, every declared invalid value refused ...).
+    """
+
+    python: str
+    r: str
+    family: str
+    native: Callable
+    result: type
+    arguments: dict = field(default_factory=dict)
+    fields: dict = field(default_factory=dict)
+    defaults: dict = field(default_factory=dict)
+    formals_of: str = ""
+    notes: str = ""
+    bridge: bool = True
+    r_requires: dict = field(default_factory=dict)
+    r_params: dict = field(default_factory=dict)
+    r_seed: str | None = None
+    to_r: Callable | None = None
+    from_r: Callable | None = None
+    run_case: Callable | None = None
+    compare_case: Callable | None = None
+    example: Callable | None = None
+
+    @property
+    def params(self) -> dict:
+        """The declared constraints of the native function (shared with the bridge)."""
+        return declared_params(self.native)
+
+    def frame_columns(self, values: dict) -> dict:
+        """Frame argument -> the columns the call names in it (the bridge sends only those)."""
+        out: dict = {}
+        for name, c in self.params.items():
+            if isinstance(c, Columns) and values.get(name) is not None:
+                cols = values[name]
+                out.setdefault(c.of, []).extend([cols] if c.single else cols)
+        return out
+
+
+def native_arguments(fn: Callable) -> dict:
+    """Argument map of a measure without an R counterpart: every argument is pysdc-only."""
+    import inspect
+
+    return {name: None for name in inspect.signature(fn).parameters}
+
+
+# =============================================================================
+# small helpers for the entries' hooks
+
+
+def _lst(v) -> list:
+    return [v] if isinstance(v, str) else list(v)
+
+
+def _num(x) -> float:
+    return float("nan") if x is None else float(x)
+
+
+def _floats(v) -> np.ndarray:
+    return np.asarray(v, dtype=float).reshape(-1)
+
+
+
+def _decode(v):
+    """Stored JSON value -> float / float array ("NA", "NaN", "Inf", "-Inf" decoded)."""
+    special = {"NA": math.nan, "NaN": math.nan, "Inf": math.inf, "-Inf": -math.inf}
+    if isinstance(v, list):
+        return np.array([_decode(e) for e in v], dtype=np.float64)
+    if v is None:
+        return math.nan
+    if isinstance(v, str):
+        return special[v]
+    return float(v)
+
+
+
+# =============================================================================
+# small valid calls (the common tests start from them)
+
+
+def _risk_frame(n: int = 60, seed: int = 0) -> pd.DataFrame:
+    """Keys a, b (some missing), weight w, household h, sensitive s, extra columns, a non-default index."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "a": pd.Categorical(rng.choice(["x", "y", "z"], n)),
+            "b": pd.Categorical(rng.choice(["p", "q"], n)),
+            "w": rng.uniform(1, 50, n),
+            "h": rng.integers(0, n // 3, n),
+            "s": pd.Categorical(rng.choice(["s1", "s2", "s3"], n)),
+            **{f"t{i}": rng.integers(0, 3, n) for i in range(1, 7)},
+        },
+        index=pd.Index(rng.permutation(n) + 1000, name="rid"),
+    )
+    df.loc[df.index[:4], "a"] = np.nan
+    return df
+
+
+def _loss_pair(n: int = 40, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    x = pd.DataFrame(rng.lognormal(size=(n, 3)), columns=["u", "v", "t"])
+    xm = x + rng.normal(scale=0.1, size=x.shape)
+    x.iloc[0, 0] = np.nan
+    return {"x": x, "xm": xm}
+
+
+
+# =============================================================================
