@@ -6,7 +6,9 @@ Information loss as sdcMicro computes it: :func:`d_utility`, :func:`il_correl`,
 :func:`il_variables`; as the literature defines it (native only): :func:`il_continuous`,
 :func:`il_categorical`, :func:`hellinger`, :func:`entropy`, :func:`il_entropy`, :func:`gsil`.
 Disclosure risk: :func:`freq_calc`, :func:`indiv_risk`, :func:`measure_risk`,
-:func:`ldiversity`; :func:`entropy_risk` (literature, native only).
+:func:`ldiversity`; the handbook's toolbox: :func:`suda2` (special uniques),
+:func:`mod_risk` (log-linear model risk);
+:func:`entropy_risk` (literature, native only).
 
 Every measure is declared once in the registry :mod:`pysdc._registry`. sdcMicro's
 measures executed by sdcMicro itself live in :mod:`pysdc.r` (importing it does not start R). ``import pysdc`` never imports rpy2.
@@ -48,7 +50,16 @@ from .loss import (
     il_entropy,
     il_variables,
 )
-from .risk import freq_calc, indiv_risk, ldiversity, measure_risk
+from .risk import (
+    ModRiskResult,
+    Suda2Result,
+    freq_calc,
+    indiv_risk,
+    ldiversity,
+    measure_risk,
+    mod_risk,
+    suda2,
+)
 
 __version__ = "0.1.0"
 
@@ -57,11 +68,13 @@ __version__ = "0.1.0"
 __all__ = [
     # sdcMicro's measures
     "d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity",
+    # the handbook's risk toolbox
+    "suda2", "mod_risk",
     # the literature's measures (native only)
     "il_continuous", "il_categorical", "hellinger", "entropy", "il_entropy", "entropy_risk", "gsil",
     # result classes
     "DUtilityResult", "ILCorrelResult", "ILVariablesResult", "FreqCalcResult", "IndivRiskResult",
-    "MeasureRiskResult", "LDiversityResult", "ContinuousLossResult", "CategoricalLossResult",
+    "MeasureRiskResult", "LDiversityResult", "Suda2Result", "ModRiskResult", "ContinuousLossResult", "CategoricalLossResult",
     "EntropyRiskResult", "GSILResult",
     # data, errors, warnings
     "load_demo", "load_demo_pair",

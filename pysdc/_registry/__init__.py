@@ -47,12 +47,13 @@ import sys
 from ._literature import ENTRIES as _LITERATURE
 from ._measure import Measure, _loss_pair, _risk_frame, native_arguments  # noqa: F401 (tests use the examples)
 from ._sdcmicro import ENTRIES as _SDCMICRO
+from ._toolbox import ENTRIES as _TOOLBOX
 
 __all__ = ["Measure", "MEASURES", "by_python_name", "by_r_name", "markdown_table", "public_names",
            "native_arguments"]
 
-#: every measure, in report order: sdcMicro's measures, then the literature's (native only)
-MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_LITERATURE)
+#: every measure, in report order: sdcMicro's first measures, the risk toolbox, the literature's (native only)
+MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_TOOLBOX, *_LITERATURE)
 
 _BY_PY = {m.python: m for m in MEASURES}
 _BY_R = {m.r: m for m in MEASURES if m.r}

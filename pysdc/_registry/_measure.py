@@ -63,6 +63,9 @@ class Measure:
     run_case, compare_case : callable
         Parity: run one stored case through a function, compare with sdcMicro's (see the
         module docstring).
+    extra_columns : callable or None
+        ``extra_columns(values) -> {frame argument: [columns]}``: columns the bridge must send
+        besides those named by ``Columns`` arguments (e.g. the variables of a formula).
     example : callable
         ``example() -> dict``: valid keyword arguments of a small call (the common tests
         build on it: inputs not modified, every declared invalid value refused ...).
@@ -87,6 +90,7 @@ class Measure:
     run_case: Callable | None = None
     compare_case: Callable | None = None
     example: Callable | None = None
+    extra_columns: Callable | None = None
 
     @property
     def params(self) -> dict:
@@ -100,6 +104,9 @@ class Measure:
             if isinstance(c, Columns) and values.get(name) is not None:
                 cols = values[name]
                 out.setdefault(c.of, []).extend([cols] if c.single else cols)
+        if self.extra_columns is not None:
+            for frame, cols in self.extra_columns(values).items():
+                out.setdefault(frame, []).extend(cols)
         return out
 
 

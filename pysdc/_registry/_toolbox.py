@@ -1,0 +1,226 @@
+"""Registry entries of the handbook's risk toolbox: modRisk, suda2, kAnon_violations, dRisk, dRiskRMD."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .._types import r_class
+from ..core.formula import parse_formula
+from ..risk._model import ModRiskResult, mod_risk
+from ..risk._suda2 import Suda2Result, suda2
+from ._measure import Measure, _floats, _risk_frame
+
+# =============================================================================
+# modRisk
+
+
+def _mod_risk_to_r(values, R):
+    formula = R.call("as.formula", values["formula"], package="stats", as_robject=True)
+    return "modRisk", {"obj": values["data"], "method": values["method"], "weights": values["w"],
+                       "formulaM": formula, "bound": values["bound"]}, False
+
+
+def _mod_risk_from_r(res, values, R):
+    out = res.value
+    fitted = out["fitted"]
+    if not isinstance(fitted, pd.Series):  # IPF: a k-way table -> its values, first key fastest
+        fitted = pd.Series(np.asarray(fitted, dtype=float).reshape(-1, order="F"))
+    incl = out["inclProb"]
+    incl = incl if isinstance(incl, pd.Series) else pd.Series(np.asarray(incl, dtype=float).reshape(-1))
+    num = lambda k: float("nan") if out[k] is None else float(out[k])  # noqa: E731
+    return ModRiskResult(gr1=num("gr1"), gr2=num("gr2"), gr1perc=num("gr1perc"), gr2perc=num("gr2perc"),
+                         method=str(out["method"]), formula=str(values["formula"]),
+                         fitted=fitted.astype(float), incl_prob=incl.astype(float))
+
+
+def _r_label(v) -> str:
+    """A level label as R's as.character prints it."""
+    if isinstance(v, (bool, np.bool_)):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, (float, np.floating)):
+        return f"{v:.15g}"
+    return str(v)
+
+
+def _labels(series: pd.Series) -> dict | None:
+    if not isinstance(series.index, pd.MultiIndex) and series.index.name is None:
+        return None  # the bridge's glm fits: R names its fitted values by grid row number
+    names = list(series.index.names)
+    return {n: [_r_label(v) for v in series.index.get_level_values(n)] for n in names}
+
+
+def _run_mod_risk(fn, a, inputs, expected):
+    r = fn(inputs["data"], a["formulaM"], w=a["weights"], method=a["method"],
+           bound=float(a.get("bound", math.inf)))
+    return {"gr1": r.gr1, "gr2": r.gr2, "gr1perc": r.gr1perc, "gr2perc": r.gr2perc, "method": r.method,
+            "fitted": r.fitted.to_numpy(dtype=float), "fitted_keys": _labels(r.fitted),
+            "inclProb": r.incl_prob.to_numpy(dtype=float), "inclProb_keys": _labels(r.incl_prob)}
+
+
+def _compare_mod_risk(c, exp, act, args, mode):
+    for f in ("gr1", "gr2", "gr1perc", "gr2perc"):
+        c.value(f, exp[f], act[f], c.tol(f))
+    if act["method"] != exp["method"]:
+        c.fail("method", f"method {act['method']!r} instead of sdcMicro's {exp['method']!r}")
+    for name, field in (("fitted", "fitted"), ("inclProb", "incl_prob")):
+        e, got = exp[name], act[name]
+        if len(got) != e["n"]:
+            c.fail(name, f"{len(got)} entries instead of sdcMicro's {e['n']}", n=e["n"])
+            continue
+        rows = np.asarray(e["rows"], dtype=np.intp)
+        c.value(name, e["values"], got[rows], c.tol(field))
+        if e["n"]:
+            tol = c.tol(field)
+            c.value(f"sum({name})", e["sum"], float(np.sum(got)), type(tol)(max(tol.rtol, 1e-11), tol.atol, tol.reason))
+        mine = act.get(f"{name}_keys")
+        for var, labels in (e.get("keys") or {}).items():
+            if mine is not None and [mine[var][i] for i in rows] != labels:
+                c.fail(f"{name} keys", f"key labels of {var} differ from sdcMicro's")
+
+
+def _example_mod_risk() -> dict:
+    df = _risk_frame(n=80)
+    return {"data": df, "formula": "~ a + b", "w": "w", "method": "default", "bound": 5.0}
+
+
+# =============================================================================
+# suda2
+
+
+def _suda2_from_r(res, values, R):
+    out = res.value
+    keys = [str(k) for k in values["key_vars"]]
+    cp = out["contributionPercent"].copy()
+    cp.columns = [c[: -len("_contribution")] if c.endswith("_contribution") else c for c in cp.columns]
+    cp.index = values["data"].index
+    return Suda2Result(score=_floats(out["score"]), dis_score=_floats(out["disScore"]),
+                       contribution_percent=cp[keys], attribute_contributions=out["attribute_contributions"],
+                       attribute_level_contributions=out["attribute_level_contributions"],
+                       key_vars=tuple(values["key_vars"]), dis_fraction=float(values["dis_fraction"]),
+                       original_scores=bool(values["original_scores"]))
+
+
+def _r_as_character(v: float) -> str:
+    """R's as.character of a double: 15 significant digits, fixed unless scientific is shorter."""
+    if v == 0:
+        return "0"
+    mant, exp = f"{v:.14e}".split("e")
+    mant = mant.rstrip("0").rstrip(".")
+    e = int(exp)
+    sci = f"{mant}e{'+' if e >= 0 else '-'}{abs(e):02d}"
+    digits = len(mant.replace("-", "").replace(".", ""))
+    fixed = f"{v:.{max(digits - 1 - e, 0)}f}"
+    return fixed if len(fixed) <= len(sci) else sci
+
+
+def suda2_r_labels(data: pd.DataFrame, key_vars: list, attributes) -> list:
+    """What sdcMicro's level table shows for pysdc's (variable, attribute) pairs.
+
+    sdcMicro stacks one data.frame per key: after a factor first key, values of non-factor keys
+    become NA (R's "invalid factor level"); after a non-factor first key, factor labels become
+    text and numbers print as R's ``as.character`` (15 significant digits).
+    """
+    first_factor = r_class(data[key_vars[0]]) in ("factor", "ordered")
+    out = []
+    for var, a in attributes:
+        cls = r_class(data[var])
+        if cls in ("factor", "ordered"):
+            out.append(str(a))
+        elif first_factor:
+            out.append(None)
+        elif cls in ("logical", "integer"):
+            out.append(str(int(a)))
+        else:
+            out.append(_r_as_character(float(a)))
+    return out
+
+
+def _run_suda2(fn, a, inputs, expected):
+    keys = [a["variables"]] if isinstance(a["variables"], str) else list(a["variables"])
+    kw = {k: a[r] for k, r in (("missing", "missing"), ("dis_fraction", "DisFraction"),
+                               ("original_scores", "original_scores")) if r in a}
+    r = fn(inputs["data"], keys, **kw)
+    lev = r.attribute_level_contributions
+    native = getattr(fn, "__module__", "") != "pysdc.r"  # the bridge's labels are sdcMicro's own
+    labels = (suda2_r_labels(inputs["data"], keys, zip(lev["variable"], lev["attribute"])) if native
+              else [None if pd.isna(v) else _r_as_character(v) if isinstance(v, float) else str(v)
+                    for v in lev["attribute"]])
+    out = {"score": r.score, "disScore": r.dis_score,
+           **{k: r.contribution_percent[k].to_numpy(dtype=float) for k in keys},
+           "ac_variable": [str(v) for v in r.attribute_contributions["variable"]],
+           "ac_contribution": r.attribute_contributions["contribution"].to_numpy(dtype=float),
+           "alc_variable": [str(v) for v in lev["variable"]], "alc_attribute": labels,
+           "alc_contribution": lev["contribution"].to_numpy(dtype=float)}
+    return out
+
+
+def _as_list(v) -> list:
+    return list(v) if isinstance(v, list) else [v]
+
+
+def _compare_suda2(c, exp, act, args, mode):
+    rw = exp["rowwise"]
+    names = ["score", "disScore", *exp["variables"]]
+    if "rows" in rw:
+        c.rows("", rw, act, names)
+        nz = exp["nonzero"]
+        rows = np.atleast_1d(np.asarray(nz["rows"], dtype=int))
+        got_rows = np.flatnonzero(np.asarray(act["score"]) != 0)
+        if not np.array_equal(got_rows, rows):
+            c.fail("nonzero", f"{got_rows.size} records score > 0 instead of sdcMicro's {rows.size}")
+        else:
+            for name in names:
+                c.value(f"nonzero.{name}", np.atleast_1d(c.decode(nz[name])), np.asarray(act[name])[rows])
+    else:
+        for name in names:
+            c.value(name, np.atleast_1d(c.decode(rw[name])), act[name])
+    ac, alc = exp["attribute_contributions"], exp["attribute_level_contributions"]
+    if act["ac_variable"] != _as_list(ac["variable"]):
+        c.fail("attribute_contributions.variable", "variables differ from sdcMicro's")
+    else:
+        c.value("attribute_contributions", np.atleast_1d(c.decode(ac["contribution"])), act["ac_contribution"])
+    if act["alc_variable"] != _as_list(alc["variable"]) or act["alc_attribute"] != _as_list(alc["attribute"]):
+        c.fail("attribute_level_contributions.attribute", "variables or level labels differ from sdcMicro's")
+    else:
+        c.value("attribute_level_contributions", np.atleast_1d(c.decode(alc["contribution"])),
+                act["alc_contribution"])
+
+
+# =============================================================================
+# the entries (report order)
+
+ENTRIES: tuple[Measure, ...] = (
+    Measure(
+        "mod_risk", "modRisk", "risk", mod_risk, ModRiskResult,
+        arguments={"data": "obj", "formula": "formulaM", "w": "weights", "method": "method", "bound": "bound"},
+        fields={"gr1": "gr1", "gr2": "gr2", "gr1perc": "gr1perc", "gr2perc": "gr2perc", "method": "method",
+                "formula": "model", "fitted": "fitted", "incl_prob": "inclProb", "iterations": None,
+                "converged": None},
+        defaults={"method": "default", "bound": math.inf},
+        notes="formula is R formula text; the glm fits follow R's glm.fit iteration by iteration. Through the "
+              "bridge, glm fitted values keep R's names (grid row numbers), not the key combination.",
+        to_r=_mod_risk_to_r, from_r=_mod_risk_from_r,
+        extra_columns=lambda v: {"data": list(parse_formula(v["formula"]).variables)},
+        run_case=_run_mod_risk, compare_case=_compare_mod_risk,
+        example=_example_mod_risk,
+    ),
+    Measure(
+        "suda2", "suda2", "risk", suda2, Suda2Result,
+        arguments={"data": "obj", "key_vars": "variables", "missing": "missing", "dis_fraction": "DisFraction",
+                   "original_scores": "original_scores"},
+        fields={"score": "score", "dis_score": "disScore", "contribution_percent": "contributionPercent",
+                "attribute_contributions": "attribute_contributions",
+                "attribute_level_contributions": "attribute_level_contributions",
+                "key_vars": None, "dis_fraction": None, "original_scores": None},
+        defaults={"missing": -999, "DisFraction": 0.01, "original_scores": True},
+        formals_of="suda2WORK",
+        notes="keys are taken as 32-bit integers (factors by code); missing values are not wildcards; "
+              "contributionPercent is a fraction; fewer than 3 keys add dummy columns (warned).",
+        from_r=_suda2_from_r,
+        run_case=_run_suda2, compare_case=_compare_suda2,
+        example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b", "s"]},
+    ),
+)

@@ -1,0 +1,608 @@
+"""Model-based global risk: sdcMicro's ``modRisk`` (Poisson log-linear models), native.
+
+The records are reduced once to the table of key combinations (counts, weight sums,
+sums of inverse weights); the models are fitted on that table by the kernels of
+:mod:`pysdc.core.loglinear` (R's ``glm.fit`` and ``loglin``), with the model matrix of
+:mod:`pysdc.core.formula` (R's ``model.matrix``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DegenerateResultWarning, InvalidParameterError, PysdcWarning
+from .._results import _Repr
+from .._types import r_class
+from .._validation import Columns, Constraint, Frame, Options, _show, user_stacklevel, validate_params
+from ..core.formula import FactorColumn, Formula, NumericColumn, model_matrix, parse_formula
+from ..core.loglinear import GlmError, ipf, poisson_glm
+
+__all__ = ["mod_risk", "ModRiskResult", "MOD_RISK_PARAMS"]
+
+METHODS = ("default", "CE", "PML", "weightedLLM", "IPF")
+#: loglm's defaults (MASS::loglm1.default: eps = 1/10, iter = 40)
+IPF_EPS = 0.1
+IPF_ITER = 40
+#: above this many cells of the key grid pysdc refuses (sdcMicro builds the same full grid)
+MAX_GRID_CELLS = 50_000_000
+#: column names sdcMicro's modRisk uses internally: a key with one of them makes it fail
+_RESERVED = ("counts", "weights", "inclProb", "x")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ModRiskResult(_Repr):
+    """Result of :func:`pysdc.mod_risk` (sdcMicro's ``modrisk`` object).
+
+    Attributes
+    ----------
+    gr1 : float
+        Global risk 1: the mean over the retained cells (``0 < counts <= bound``) of
+        ``exp(-(1 - p) * lambda)`` taken over the sample uniques (sdcMicro's ``gr1``).
+    gr2 : float
+        Global risk 2: the same mean of ``(1 - exp(-v)) / v``, ``v = (1 - p) * lambda``.
+    gr1perc, gr2perc : float
+        ``100 * gr1``, ``100 * gr2``.
+    method : str
+        The method used.
+    formula : str
+        The model formula (sdcMicro's ``model``).
+    fitted : pandas.Series
+        The fitted expected counts ``lambda``. Glm methods: one value per complete cell of
+        the key grid, indexed by the key combination (a MultiIndex named after the
+        main-effect variables), in sdcMicro's grid order (first key slowest; R's names are
+        the grid row numbers). ``IPF``: the whole k-way table of ``MASS::loglm``, every
+        level combination (unused factor levels included), first key fastest, as R's
+        ``as.data.frame.table`` lists it.
+    incl_prob : pandas.Series
+        ``p``: the sum of ``1 / weight`` over the records of each retained cell (sdcMicro's
+        ``inclProb``), indexed by key combination, in grid order.
+    iterations : int
+        IRLS iterations (glm methods) or IPF cycles. Not part of sdcMicro's result.
+    converged : bool
+        Whether the fit met R's convergence rule. Not part of sdcMicro's result.
+    """
+
+    gr1: float
+    gr2: float
+    gr1perc: float
+    gr2perc: float
+    method: str
+    formula: str
+    fitted: pd.Series
+    incl_prob: pd.Series
+    iterations: int = 0
+    converged: bool = True
+
+    def __float__(self) -> float:
+        return float(self.gr1)
+
+
+class _FormulaText(Constraint):
+    """R formula text over columns of ``data``."""
+
+    def check(self, name, value, values):
+        if not isinstance(value, str):
+            raise InvalidParameterError(
+                f"{name} must be R formula text such as '~ a + b + a:b'; got {_show(value)}."
+            )
+        data = values.get("data")
+        if isinstance(data, pd.DataFrame):
+            _check_formula(value, data, values.get("method"))
+        return value
+
+    def invalid_values(self, name, values):
+        return [None, 3, "~", "~ log(a)", "y ~ a"]
+
+
+def _check_formula(formula: str, data: pd.DataFrame, method) -> None:
+    """sdcMicro's refusals of a formula (shared by the native function and the bridge)."""
+    parsed = parse_formula(formula)
+    if parsed.response is not None:
+        raise InvalidParameterError(
+            f"formula must be one-sided ('~ a + b'): modRisk models the cell counts itself; got {formula!r}."
+        )
+    vars_ = parsed.main_effects()
+    if not vars_:
+        raise InvalidParameterError(
+            f"formula must contain main effects (sdcMicro builds its key table from the order-one terms "
+            f"and stops without them); got {formula!r}. Write e.g. '~ a + b + a:b'."
+        )
+    missing = [v for v in parsed.variables if v not in data.columns]
+    if missing:
+        raise InvalidParameterError(
+            f"formula uses {missing}, which are not columns of data (sdcMicro: 'all variables specified in "
+            f"the formula must exist in the input dataset'); available: {list(data.columns)[:20]}."
+        )
+    loose = [v for v in parsed.variables if v not in vars_]
+    if loose:
+        raise InvalidParameterError(
+            f"formula: {loose} appear only in interactions; sdcMicro's modRisk keeps only the main-effect "
+            f"variables and then fails ('object not found'). Add them as main effects, e.g. "
+            f"'~ {' + '.join(vars_ + loose)} + ...'."
+        )
+    reserved = [v for v in vars_ if v in _RESERVED]
+    if reserved:
+        raise InvalidParameterError(
+            f"formula: key(s) {reserved} clash with the column names sdcMicro's modRisk uses internally "
+            f"({', '.join(_RESERVED)}) and make it fail; rename the column(s)."
+        )
+    if method == "IPF":
+        if any(len(t) > 1 for t in parsed.terms):
+            raise InvalidParameterError(
+                f"method 'IPF' fits main effects only (sdcMicro: 'method IPF cannot be used for models with "
+                f"interactions'); got {formula!r}. Use method='default' for interactions."
+            )
+    if method == "IPF":
+        bad = [v for v in vars_ if r_class(data[v]) in ("ordered", "logical")]
+        if bad:
+            raise InvalidParameterError(
+                f"method 'IPF' fails in sdcMicro 5.8.0 (under R >= 4.2) for ordered-factor and logical keys "
+                f"('the condition has length > 1' / 'Incompatible join types'); got {bad}. Convert them to "
+                "unordered Categoricals (the IPF fit does not depend on the order) or use another method."
+            )
+
+
+class _Bound(Constraint):
+    """A real number (Inf allowed, as sdcMicro's default; NaN keeps no cell, as in R)."""
+
+    def check(self, name, value, values):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise InvalidParameterError(
+                f"{name} must be a number (math.inf for no bound); got {_show(value)}."
+            )
+        return float(value)
+
+    def invalid_values(self, name, values):
+        return ["5", None, True, [1, 2]]
+
+
+MOD_RISK_PARAMS = {
+    "data": Frame(),
+    "formula": _FormulaText(),
+    "w": Columns("data", single=True),
+    "method": Options(METHODS),
+    "bound": _Bound(),
+}
+
+
+# ------------------------------------------------------------------ the key grid
+
+@dataclass
+class _Key:
+    name: str
+    kind: str            # "factor", "ordered", "character", "logical", "integer", "numeric"
+    values: list         # distinct observed non-missing values, in R's sort order
+    has_na: bool
+    categories: list | None = None  # factor levels (all, used or not)
+
+
+def _raw_key(s: pd.Series):
+    """Per-record codes of a key (-1 for NA), its distinct values and their R sort order."""
+    cls = r_class(s)
+    name = s.name
+    if cls in ("factor", "ordered"):
+        cats = list(s.cat.categories)
+        return cls, s.cat.codes.to_numpy(), cats, list(range(len(cats)))
+    if cls == "POSIXct":
+        raise InvalidParameterError(
+            f"formula: key {name!r} is a datetime column; modRisk's keys are categorical or numeric. "
+            "Convert it (e.g. to a Categorical of dates) first."
+        )
+    codes, uniq = pd.factorize(s, use_na_sentinel=True)
+    uniq = list(uniq)
+    if cls == "character":
+        vals = [str(u) for u in uniq]
+        order = sorted(range(len(uniq)), key=lambda i: vals[i])
+    elif cls == "logical":
+        vals = [bool(u) for u in uniq]
+        order = sorted(range(len(uniq)), key=lambda i: vals[i])
+    else:
+        vals = [int(u) for u in uniq] if cls == "integer" else [float(u) for u in uniq]
+        order = [int(i) for i in np.argsort(np.asarray(vals, dtype=float), kind="stable")]
+    return cls, codes, vals, order
+
+
+def _grid(data: pd.DataFrame, vars_: list, wv: np.ndarray):
+    """The key grid (sdcMicro's expand.grid of observed values, NA first, first key slowest) with
+    each cell's counts, weight sums and sums of inverse weights."""
+    raws = [_raw_key(data[v]) for v in vars_]
+    cards = [len(r[2]) + 1 for r in raws]  # code 0: NA
+    full = float(np.prod(np.asarray(cards, dtype=np.float64)))
+    with np.errstate(divide="ignore"):
+        inv = 1.0 / wv
+    if full <= 4_000_000:  # bin the records on the raw codes; observed values from the margins
+        cell = np.zeros(len(data), dtype=np.int64)
+        for (_, codes, _, _), card in zip(raws, cards):
+            cell *= card
+            cell += codes
+            cell += 1
+        tabs = [np.bincount(cell, weights=wt, minlength=int(full)).astype(np.float64).reshape(cards)
+                for wt in (None, wv, inv)]
+        axes = range(len(cards))
+        present = [tabs[0].sum(axis=tuple(a for a in axes if a != j)) > 0 for j in axes]
+    else:
+        tabs = None
+        present = [np.bincount(np.asarray(r[1], dtype=np.int64) + 1, minlength=c) > 0 for r, c in zip(raws, cards)]
+    # the selected codes along each axis: NA (0) first when present, then the observed values in R order
+    sels = []
+    keys = []
+    for v, (cls, _, vals, order), pres in zip(vars_, raws, present):
+        obs = [i for i in order if pres[i + 1]]
+        has_na = bool(pres[0])
+        sels.append(np.asarray(([0] if has_na else []) + [i + 1 for i in obs], dtype=np.int64))
+        keys.append(_Key(v, cls, [vals[i] for i in obs], has_na,
+                         vals if cls in ("factor", "ordered") else None))
+    sizes = [len(sl) for sl in sels]
+    n_cells = int(np.prod(np.asarray(sizes, dtype=np.float64)))
+    if n_cells > MAX_GRID_CELLS:
+        raise InvalidParameterError(
+            f"formula: the keys {vars_} span {n_cells:.3g} combinations; sdcMicro's modRisk builds the full "
+            f"grid of them (pysdc refuses above {MAX_GRID_CELLS:.0e}). Use fewer or coarser keys."
+        )
+    if tabs is None:  # many unused codes: relabel records to the selected codes first
+        cell = np.zeros(len(data), dtype=np.int64)
+        for (_, codes, _, _), card, sl, sz in zip(raws, cards, sels, sizes):
+            remap = np.zeros(card, dtype=np.int64)
+            remap[sl] = np.arange(sz)
+            cell *= sz
+            cell += remap[np.asarray(codes, dtype=np.int64) + 1]
+        out = [np.bincount(cell, weights=wt, minlength=n_cells).astype(np.float64) for wt in (None, wv, inv)]
+    else:
+        out = [t[np.ix_(*sels)].ravel() for t in tabs]
+    counts, wsum, psum = out
+    return keys, sizes, n_cells, counts, wsum, psum
+
+
+def _index(keys: list, positions: list) -> pd.MultiIndex:
+    levels, codes = [], []
+    for k, pos in zip(keys, positions):
+        vals = list(k.values)
+        if len(set(vals)) == len(vals):
+            levels.append(pd.Index(vals, dtype=object) if vals else pd.Index([], dtype=object))
+            codes.append(np.asarray(pos, dtype=np.int64))
+        else:  # values that compare equal (cannot happen for R's distinct values; kept safe)
+            return pd.MultiIndex.from_arrays(
+                [np.asarray(k2.values, dtype=object)[p2] for k2, p2 in zip(keys, positions)],
+                names=[k2.name for k2 in keys])
+    return pd.MultiIndex(levels=levels, codes=codes, names=[k.name for k in keys], verify_integrity=False)
+
+
+def _rsum(x: np.ndarray) -> float:
+    x = np.asarray(x, dtype=float)
+    if x.size and np.isfinite(x).all():
+        return math.fsum(x)
+    return float(np.sum(x))
+
+
+# ------------------------------------------------------------------ the function
+
+@validate_params(MOD_RISK_PARAMS)
+def mod_risk(
+    data: pd.DataFrame,
+    formula: str,
+    *,
+    w: str,
+    method: str = "default",
+    bound: float = math.inf,
+) -> ModRiskResult:
+    """Global disclosure risk from Poisson log-linear models, as sdcMicro's ``modRisk``.
+
+    The sample frequencies of the key combinations are modelled as Poisson counts with a
+    log-linear model over the key variables (main effects and interactions, given as an R
+    formula); the fitted expected counts ``lambda`` and each cell's sum of inverse weights
+    ``p`` give, over the sample uniques, the expected number of population uniques (``gr1``)
+    and of correct matches (``gr2``) -- Skinner and Holmes (1998); Elamir and Skinner (2004).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The microdata.
+    formula : str
+        R formula text over the key variables: ``"~ a + b + c"``, ``"~ (a + b + c)^2 + d"``,
+        ``"~ a + b + a:b"``, ``"~ a*b"``; ``- 1`` removes the intercept. Every variable of an
+        interaction must also be a main effect (sdcMicro keeps only the main-effect variables).
+    w : str
+        The weight column (sdcMicro's ``weights``, a column name).
+    method : {"default", "CE", "PML", "weightedLLM", "IPF"}
+        ``"default"``: Poisson glm of the counts. ``"CE"`` (Clogg-Eliason): with offset
+        ``log(counts / weights + 0.1)`` (0 where both are 0). ``"PML"`` (pseudo maximum
+        likelihood): the response is ``round(weights * n / sum(w))``. ``"weightedLLM"``: the
+        cell weight sums enter as an extra covariate ``weights``. ``"IPF"``: iterative
+        proportional fitting (``MASS::loglm``), main effects only.
+    bound : float
+        Only cells with ``0 < counts <= bound`` enter the risk (default ``math.inf``).
+
+    Returns
+    -------
+    ModRiskResult
+
+    See Also
+    --------
+    pysdc.measure_risk : frequency-based individual and global risk.
+
+    Notes
+    -----
+    How it lines up with sdcMicro 5.8.0's ``modRisk(obj, method, weights, formulaM, bound)``
+    on a data.frame (every step verified against R on pysdc's corpus):
+
+    * The key grid is the full Cartesian product of each main-effect variable's distinct
+      observed values, a missing value included (sorted as ``data.table`` sorts: factors by
+      level, numbers ascending, missing first). Each cell holds ``counts`` (records),
+      ``weights`` (sum of weights) and ``inclProb`` (sum of ``1/weight``); a cell whose sums
+      are NA (a record with a missing weight) gets 0, as empty cells do.
+    * Glm methods fit R's ``glm(..., family = poisson())`` on the grid: cells with a missing
+      key (or missing response/offset/covariate) are dropped (``na.omit``), unused factor
+      levels dropped; integer and double keys are *numeric* covariates (one column, a
+      linear trend), factors, character and logical keys categorical (treatment contrasts,
+      ordered factors polynomial contrasts). IRLS exactly as ``glm.fit`` (start
+      ``y + 0.1``, ``|dev - dev_old| / (|dev| + 0.1) < 1e-8``, at most 25 iterations,
+      rank-deficient designs as R's QR with tolerance 1e-11: aliased columns dropped).
+    * ``IPF`` runs ``loglin``'s iterative proportional fitting (``eps = 0.1``,
+      ``iter = 40``, start 1) on the ``xtabs`` table of the counts (every factor level,
+      missing keys left out). sdcMicro 5.8.0 fails with interactions, and under R >= 4.2
+      also with an ordered-factor key ("the condition has length > 1") and a logical key
+      (a data.table join error); pysdc refuses those too. A double key whose value does not
+      survive R's 15-digit ``as.character`` round trip loses its fitted value (sdcMicro
+      merges the fitted table back by the printed labels); pysdc does the same.
+    * Risk: the cells kept are ``0 < counts <= bound`` with a fitted value (not 0); with
+      ``m`` of them, ``gr1 = sum over counts == 1 of exp(-(1 - p) lambda) / m`` and
+      ``gr2 = sum over counts == 1 of (1 - exp(-v)) / v / m``, ``v = (1 - p) lambda``.
+      sdcMicro multiplies *every* kept cell's risk by ``counts == 1``, so a cell with more
+      records whose ``exp(-v)`` overflows (``p > 1``, usual with many records per cell and
+      no finite ``bound``) or a cell with ``p == 1`` (``v = 0``) makes ``gr1``/``gr2`` NaN
+      (``0 * Inf``, ``0/0``); pysdc returns the same NaN with a
+      :class:`~pysdc.DegenerateResultWarning`. A zero weight gives ``p = Inf`` (NaN too).
+    * ``bound <= 0`` or NaN keeps no cell: ``gr1 = gr2 = 0`` and an empty ``incl_prob``.
+
+    sdcMicro stops (pysdc raises :class:`~pysdc.InvalidParameterError`) for: an unknown
+    method or weight column; a variable missing from the data; an interaction variable
+    that is not a main effect; a formula without main effects; a categorical key with one
+    observed level (glm methods: "contrasts can be applied only to factors with 2 or more
+    levels"); ``CE`` where a cell with records has weight sum 0 or a missing weight
+    (infinite offset: "NA/NaN/Inf in 'y'"); keys named ``counts``, ``weights``,
+    ``inclProb`` or ``x`` (sdcMicro's internal names).
+
+    References
+    ----------
+    Skinner, C.J. and Holmes, D.J. (1998). Estimating the re-identification risk per record
+    in microdata. Journal of Official Statistics 14, 361-372.
+
+    Elamir, E. and Skinner, C.J. (2004). Record-level measures of disclosure risk for survey
+    microdata. Journal of Official Statistics 22, 525-539.
+
+    Examples
+    --------
+    >>> import pysdc
+    >>> df = pysdc.load_demo()
+    >>> r = pysdc.mod_risk(df, "~ region + sex + urbrur", w="weight", bound=5)
+    >>> round(r.gr1, 6) >= 0
+    True
+    """
+    method_ = method
+    parsed = parse_formula(formula)
+    vars_ = parsed.main_effects()
+    wcol = data[w]
+    wcls = r_class(wcol)
+    if wcls not in ("numeric", "integer", "logical"):
+        raise InvalidParameterError(
+            f"w: weight column {w!r} is {wcls}; sdcMicro's modRisk needs numeric weights ('1/weights' "
+            "fails). Convert it to float."
+        )
+    wv = wcol.to_numpy(dtype=np.float64, na_value=np.nan)
+
+    # ---- the grid of key combinations (first key slowest, as data.table's keyed sort)
+    keys, sizes, n_cells, counts, wsum, psum = _grid(data, vars_, wv)
+    wsum[np.isnan(wsum)] = 0.0
+    psum[np.isnan(psum)] = 0.0
+    # grid position of every cell, per key
+    pos = []
+    rest = np.arange(n_cells, dtype=np.int64)
+    for size in reversed(sizes):
+        pos.append(rest % size)
+        rest //= size
+    pos = pos[::-1]
+    complete = np.ones(n_cells, dtype=bool)
+    for k, p in zip(keys, pos):
+        if k.has_na:
+            complete &= p > 0
+    # value index (into k.values) of each cell, -1 for NA
+    vidx = [p - int(k.has_na) for k, p in zip(keys, pos)]
+
+    Fk = np.zeros(n_cells)
+    warn_msgs: list = []
+    if method_ != "IPF":
+        Fk_, fitted, iterations, converged, warn_msgs = _fit_glm(
+            parsed, method_, keys, vidx, complete, counts, wsum
+        )
+        Fk = Fk_
+    else:
+        Fk, fitted, iterations, converged, warn_msgs = _fit_ipf(keys, vidx, complete, counts)
+    for msg in warn_msgs:
+        warnings.warn(
+            f"mod_risk: R's fit warns '{msg}' here, and pysdc reproduces the fit it stopped at.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+
+    # ---- the risk over the retained cells
+    Fk = np.where(np.isnan(Fk), 0.0, Fk)
+    with np.errstate(invalid="ignore"):
+        keep = (counts > 0) & (counts <= bound)
+    keep &= ~((Fk == 0) & (counts > 0))
+    m = int(keep.sum())
+    lam = Fk[keep]
+    p = psum[keep]
+    f = counts[keep]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        v = (1.0 - p) * lam
+        e = np.exp(-v)
+        r1 = e / m if m else e
+        r2 = ((1.0 - np.exp(-v)) / v) / m if m else e
+        one = (f == 1).astype(np.float64)
+        gr1 = _rsum(one * r1)
+        gr2 = _rsum(one * r2)
+    if math.isnan(gr1) or math.isnan(gr2):
+        warnings.warn(
+            "mod_risk: gr1/gr2 are NaN, as in sdcMicro: it multiplies every retained cell's risk by "
+            "(counts == 1), and a cell's exp(-(1 - p) * lambda) overflows where the sum of inverse weights "
+            "p exceeds 1 (cells with many records), or (1 - exp(-v))/v is 0/0 where p == 1. Give a finite "
+            "bound (e.g. bound=1 or 2) to keep only small cells.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+    incl = pd.Series(p, index=_index(keys, [vi[keep] for vi in vidx]), name="incl_prob")
+    return ModRiskResult(
+        gr1=gr1, gr2=gr2, gr1perc=gr1 * 100, gr2perc=gr2 * 100, method=method_, formula=formula,
+        fitted=fitted, incl_prob=incl, iterations=int(iterations), converged=bool(converged),
+    )
+
+
+def _design_columns(keys: list, vidx: list, rows: np.ndarray) -> dict:
+    cols = {}
+    for k, vi in zip(keys, vidx):
+        sub = vi[rows]
+        if k.kind in ("integer", "numeric"):
+            cols[k.name] = NumericColumn(np.asarray(k.values, dtype=float)[sub] if len(k.values) else np.empty(0))
+        elif k.kind == "logical":
+            vals = np.asarray(k.values, dtype=np.int64)
+            cols[k.name] = FactorColumn(vals[sub], (False, True), False)
+        else:
+            cols[k.name] = FactorColumn(sub, tuple(k.values), k.kind == "ordered")
+    return cols
+
+
+def _fit_glm(parsed: Formula, method: str, keys: list, vidx: list, complete: np.ndarray,
+             counts: np.ndarray, wsum: np.ndarray):
+    n_cells = counts.size
+    offset = None
+    form = parsed
+    y = counts
+    extra = {}
+    if method == "CE":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ec = counts / wsum
+        ec[np.isnan(ec)] = 0.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            offset = np.log(ec + 0.1)
+    elif method == "PML":
+        f = _rsum(counts) / _rsum(wsum)
+        with np.errstate(invalid="ignore"):
+            y = np.round(wsum * f)
+    elif method == "weightedLLM":
+        form = parsed.with_terms([("weights",)])
+    rows = complete & ~np.isnan(y)
+    if offset is not None:
+        rows &= ~np.isnan(offset)
+    if method == "weightedLLM":
+        rows &= ~np.isnan(wsum)
+    idx = np.flatnonzero(rows)
+    if idx.size == 0:
+        raise InvalidParameterError(
+            "data: no key combination without missing values is left, and R's glm stops ('0 (non-NA) "
+            "cases'). Give keys with observed values."
+        )
+    cols = _design_columns(keys, vidx, idx)
+    if method == "weightedLLM":
+        extra["weights"] = NumericColumn(wsum[idx])
+    cols.update(extra)
+    # glm drops unused factor levels (drop.unused.levels = TRUE)
+    for name, col in list(cols.items()):
+        if isinstance(col, FactorColumn) and name not in extra:
+            k = next(k for k in keys if k.name == name)
+            if k.kind == "logical":
+                continue
+            used = np.unique(col.codes)
+            if used.size < len(col.levels):
+                remap = np.full(len(col.levels), -1, dtype=np.int64)
+                remap[used] = np.arange(used.size)
+                cols[name] = FactorColumn(remap[col.codes], tuple(col.levels[i] for i in used), col.ordered)
+    x, _, _ = model_matrix(form, cols)
+    try:
+        fit = poisson_glm(x, y[idx], None if offset is None else offset[idx])
+    except GlmError as exc:
+        raise InvalidParameterError(
+            f"data: R's glm stops here ('{exc}'); with method {method!r} this happens e.g. for a cell with "
+            "records but weight sum 0 or a missing weight (CE's offset log(counts/weights + 0.1) is "
+            "infinite) or negative weights (PML). Check the weight column."
+        ) from None
+    Fk = np.zeros(n_cells)
+    Fk[idx] = fit.fitted
+    fitted = pd.Series(fit.fitted, index=_index(keys, [vi[idx] for vi in vidx]), name="fitted")
+    return Fk, fitted, fit.iterations, fit.converged, fit.warnings
+
+
+def _fit_ipf(keys: list, vidx: list, complete: np.ndarray, counts: np.ndarray):
+    n_cells = counts.size
+    dims, labels, lookups = [], [], []
+    for k in keys:
+        if k.kind == "factor":
+            cats = list(k.categories)
+            pos_of = {c: i for i, c in enumerate(cats)}
+            lookup = np.asarray([pos_of[v] for v in k.values], dtype=np.int64)
+            labels.append(cats)
+        elif k.kind == "numeric":
+            labs = [float(f"{v:.15g}") for v in k.values]
+            uniq = sorted(set(labs))
+            pos_of = {v: i for i, v in enumerate(uniq)}
+            # R merges the fitted table back by the printed label: only exact round trips match
+            lookup = np.asarray(
+                [pos_of[lab] if lab == v else -1 for lab, v in zip(labs, k.values)], dtype=np.int64
+            )
+            labels.append(uniq)
+        else:
+            lookup = np.arange(len(k.values), dtype=np.int64)
+            labels.append(list(k.values))
+        dims.append(len(labels[-1]))
+        lookups.append(lookup)
+    table = np.zeros(dims)
+    cidx = np.flatnonzero(complete)
+    tpos = []
+    for vi, lookup in zip(vidx, lookups):
+        tp = np.full(n_cells, -1, dtype=np.int64)
+        if len(lookup):
+            tp[cidx] = lookup[vi[cidx]]
+        tpos.append(tp)
+    # xtabs sums the counts of the complete cells by label (a label of two doubles pools them)
+    tab_idx = []
+    for k, vi, lookup in zip(keys, vidx, lookups):
+        if k.kind == "numeric":
+            labs = [float(f"{v:.15g}") for v in k.values]
+            uniq = sorted(set(labs))
+            pos_of = {v: i for i, v in enumerate(uniq)}
+            full = np.asarray([pos_of[lab] for lab in labs], dtype=np.int64)
+            tab_idx.append(full[vi[cidx]] if len(full) else vi[cidx])
+        else:
+            tab_idx.append(lookup[vi[cidx]] if len(lookup) else vi[cidx])
+    if cidx.size:
+        flat = np.ravel_multi_index(tuple(tab_idx), dims)
+        table = np.bincount(flat, weights=counts[cidx], minlength=int(np.prod(dims))).reshape(dims)
+    for k, lab in zip(keys, labels):
+        if k.kind in ("integer", "numeric"):
+            text = [str(v) if k.kind == "integer" else f"{v:.15g}" for v in lab]
+            if sorted(text) != text:
+                warnings.warn(
+                    f"mod_risk: numeric key {k.name!r} has values whose text order differs from their numeric "
+                    "order (e.g. 2 and 10). sdcMicro 5.8.0's IPF merges its fitted table back through a join "
+                    "keyed on the text-sorted labels and silently drops some cells there, so its gr1/gr2 "
+                    "differ from pysdc's, which merges every cell. Make the key a Categorical to avoid this.",
+                    PysdcWarning, stacklevel=user_stacklevel(),
+                )
+    fit, iterations, converged = ipf(table, [(j,) for j in range(len(keys))], eps=IPF_EPS, maxit=IPF_ITER)
+    warns = [] if converged else ["algorithm did not converge"]
+    Fk = np.zeros(n_cells)
+    ok = np.ones(n_cells, dtype=bool)
+    for tp in tpos:
+        ok &= tp >= 0
+    okc = np.flatnonzero(ok)
+    if okc.size:
+        Fk[okc] = fit[tuple(tp[okc] for tp in tpos)]
+    # R's fitted table, listed first key fastest (as.data.frame.table)
+    grid = np.unravel_index(np.arange(fit.size), dims, order="F")
+    arrays = [np.asarray(lab, dtype=object)[g] for lab, g in zip(labels, grid)]
+    index = pd.MultiIndex.from_arrays(arrays, names=[k.name for k in keys])
+    fitted = pd.Series(fit.ravel(order="F"), index=index, name="fitted")
+    return Fk, fitted, iterations, converged, warns
