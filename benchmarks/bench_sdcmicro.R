@@ -63,7 +63,11 @@ TASKS <- list(
                           run = function(state) indivRisk(state, method = "exact")),
   measure_risk_w = plain(function() measure_risk(dat, keyVars = keys, w = "w")),
   measure_risk_w_hid = plain(function() measure_risk(dat, keyVars = keys, w = "w", hid = "hid")),
-  ldiversity = plain(function() ldiversity(dat, keyVars = keys, ldiv_index = "sens"))
+  ldiversity = plain(function() ldiversity(dat, keyVars = keys, ldiv_index = "sens")),
+  suda2 = plain(function() suda2(dat, variables = keys)),
+  mod_risk = plain(function() modRisk(dat, method = "default", weights = "w",
+                                      formulaM = as.formula(paste("~", paste(keys, collapse = " + "))),
+                                      bound = 2))
 )
 
 status_kb <- function(field) {

@@ -111,6 +111,8 @@ TARGETS: list[Task] = [
     Task("measure_risk_w", "measure_risk(5 keys, w) | measure_risk(keyVars, w)", 20),
     Task("measure_risk_w_hid", "measure_risk(5 keys, w, hid) | measure_risk(keyVars, w, hid)", 100),
     Task("ldiversity", 'ldiversity(5 keys, "sens") | ldiversity(keyVars, ldiv_index)', 5),
+    Task("suda2", "suda2(5 keys) | suda2(dat, variables = keys)", 10),
+    Task("mod_risk", 'mod_risk("~ k1 + ... + k5", w, bound=2) | modRisk(method="default", bound=2)', 5),
     # the literature's measures: no sdcMicro counterpart, so an absolute time target (issue 10)
     *(Task(name, label, None, max_n_r=0, skip_reason=NO_SDCMICRO, max_seconds=secs) for name, label, secs in (
         ("il_continuous", "il_continuous(x8, xm8): 8 numeric variables", 0.5),
@@ -300,6 +302,8 @@ def _python_tasks(f: dict) -> dict:
         "measure_risk_w": plain(lambda: pysdc.measure_risk(dat, KEYS, w="w")),
         "measure_risk_w_hid": plain(lambda: pysdc.measure_risk(dat, KEYS, w="w", hid="hid")),
         "ldiversity": plain(lambda: pysdc.ldiversity(dat, KEYS, ldiv_index="sens")),
+        "suda2": plain(lambda: pysdc.suda2(dat, KEYS)),
+        "mod_risk": plain(lambda: pysdc.mod_risk(dat, "~ " + " + ".join(KEYS), w="w", bound=2)),
         "il_continuous": (wide_numeric, lambda st: pysdc.il_continuous(*st)),
         "il_categorical": (wide_categorical, lambda st: pysdc.il_categorical(*st, max_dim=2)),
         "hellinger": (wide_numeric, lambda st: pysdc.hellinger(*st)),
