@@ -24,6 +24,7 @@ __all__ = [
     "PysdcWarning",
     "DegenerateResultWarning",
     "CoercionWarning",
+    "AlignmentWarning",
     "RWarning",
 ]
 
@@ -70,6 +71,10 @@ class DegenerateResultWarning(PysdcWarning):
 
 class CoercionWarning(PysdcWarning):
     """Input was coerced the way sdcMicro coerces it (e.g. character keys to NA)."""
+
+
+class AlignmentWarning(PysdcWarning):
+    """Records are paired by position although the DataFrame indexes say otherwise."""
 
 
 class RWarning(PysdcWarning):

@@ -77,7 +77,7 @@ import pandas as pd
 from ._errors import InvalidParameterError
 from ._types import r_class
 
-__all__ = ["read_table", "write_table", "schema_path", "read_schema", "table_schema", "SCHEMA_FORMAT"]
+__all__ = ["read_table", "read_header", "separator_hint", "write_table", "schema_path", "read_schema", "table_schema", "SCHEMA_FORMAT"]
 
 SCHEMA_FORMAT = "pysdc-table-1"
 _R_CLASSES = ("numeric", "integer", "logical", "character", "factor", "ordered")
@@ -394,11 +394,39 @@ def _encode(df: pd.DataFrame) -> tuple[bytes, dict]:
 # reading
 
 
-def _read_text(path: Path, na_values) -> pd.DataFrame:
+def read_header(path) -> list[str]:
+    """The column names of a CSV file (its header row), without reading the records."""
+    path = Path(path)
+    if path.name.lower().endswith(_PARQUET):
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            return list(_read_parquet(path).columns)
+        return [str(c) for c in pq.read_schema(path).names if not str(c).startswith("__index_level_")]
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {str(path)!r}")
+    return [str(c) for c in _read_text(path, ("NA",), nrows=0).columns]
+
+
+def separator_hint(columns) -> str:
+    """A hint when a CSV read as comma-separated looks ``;``- or tab-separated (else "")."""
+    cols = [str(c) for c in columns]
+    if len(cols) != 1:
+        return ""
+    for sep, name in ((";", "semicolon"), ("\t", "tab")):
+        if sep in cols[0]:
+            return (f" The file may be {name}-separated (its one column is named {cols[0][:60]!r}); pysdc reads "
+                    "comma-separated files: convert it, e.g. with pandas: pd.read_csv(path, sep="
+                    f"{sep!r}).to_csv(new_path, index=False).")
+    return ""
+
+
+def _read_text(path: Path, na_values, nrows=None, usecols=None) -> pd.DataFrame:
     """Every field as text; only the ``na_values`` (quoted or not) are missing."""
     try:
         return pd.read_csv(
-            path, dtype=object, keep_default_na=False, na_values=list(na_values), encoding="utf-8"
+            path, dtype=object, keep_default_na=False, na_values=list(na_values), encoding="utf-8",
+            nrows=nrows, usecols=usecols,
         )
     except UnicodeDecodeError as exc:
         raise InvalidParameterError(
@@ -481,16 +509,36 @@ def _infer(text: np.ndarray, what: str) -> pd.Series:
                 raise InvalidParameterError("not integer")
             ints, _ = _parse_int(nonblank, what)
             cls = "numeric" if (np.abs(ints) > _INT32_MAX).any() else "integer"
+            _warn_big_integers(ints, what)
         except InvalidParameterError:
             try:
                 _parse_float(nonblank, what)
                 cls = "numeric"
             except InvalidParameterError:
                 pass
+            if cls == "numeric" and any(len(t.lstrip("+-")) > 15 and t.lstrip("+-").isdigit() for t in nonblank[:1000]):
+                _warn_big_integers(None, what)
     return _convert(text, {"r_class": cls}, what)
 
 
-def read_table(path, schema=None, *, na_values=("NA",)) -> pd.DataFrame:
+def _warn_big_integers(ints, what: str) -> None:
+    """Whole numbers beyond 2^53 become doubles (as in R's read.csv): distinct ids may merge."""
+    if ints is not None and not (np.abs(ints) > 2**53).any():
+        return
+    import warnings
+
+    from ._errors import PysdcWarning
+
+    warnings.warn(
+        f"{what} holds whole numbers beyond 2^53 (e.g. long ids), which are read as doubles, as R's read.csv "
+        "does: distinct values can become equal. If it is an id or a key, read it as text: "
+        "read_table(..., text_columns=[name]) (command line: --text NAME).",
+        PysdcWarning,
+        stacklevel=3,
+    )
+
+
+def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_columns=()) -> pd.DataFrame:
     """Read a table written by :func:`write_table`, any CSV, or a Parquet file.
 
     Parameters
@@ -507,6 +555,12 @@ def read_table(path, schema=None, *, na_values=("NA",)) -> pd.DataFrame:
         fields are missing in numeric, integer and logical columns anyway; in
         text and factor columns they are the value ``""`` (as in R) unless
         ``""`` is listed here.
+    usecols : list of str, optional
+        Read only these columns (in the file's order): much faster on wide files. Unknown
+        names are an error.
+    text_columns : sequence of str, default ()
+        Read these columns as text (R's ``character``), whatever they hold: for ids that
+        are numbers beyond 2^53 (e.g. 20-digit ids), which as doubles would merge.
 
     Returns
     -------
@@ -524,13 +578,28 @@ def read_table(path, schema=None, *, na_values=("NA",)) -> pd.DataFrame:
         schema = schema_path(path)
     if isinstance(na_values, str) or not all(isinstance(v, str) for v in na_values):
         raise InvalidParameterError(f"na_values must be a list of strings; got {na_values!r}.")
-    raw = _read_text(path, na_values)
+    text_columns = set(text_columns or ())
+    if usecols is not None:
+        usecols = [str(c) for c in usecols]
+        header = read_header(path)
+        unknown = [c for c in usecols if c not in header]
+        if unknown:
+            raise InvalidParameterError(
+                f"{path.name} has no column(s) {unknown[:10]}; its columns are {header[:20]}"
+                f"{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
+            )
+        usecols = [c for c in header if c in set(usecols)]
+    raw = _read_text(path, na_values, usecols=usecols)
     names = [str(c) for c in raw.columns]
     if schema is None:
-        cols = {n: _infer(raw.iloc[:, i].to_numpy(dtype=object), f"column {n!r} of {path.name}")
+        cols = {n: (_convert(raw.iloc[:, i].to_numpy(dtype=object), {"r_class": "character"}, "")
+                    if n in text_columns else
+                    _infer(raw.iloc[:, i].to_numpy(dtype=object), f"column {n!r} of {path.name}"))
                 for i, n in enumerate(names)}
         return pd.DataFrame(cols, columns=names)
     sch = read_schema(schema)
+    if usecols is not None:
+        sch = {**sch, "columns": [c for c in sch["columns"] if c["name"] in set(usecols)]}
     want = [c["name"] for c in sch["columns"]]
     if names != want:
         extra = [n for n in names if n not in want]
@@ -548,6 +617,8 @@ def read_table(path, schema=None, *, na_values=("NA",)) -> pd.DataFrame:
         )
     cols = {}
     for i, entry in enumerate(sch["columns"]):
+        if entry["name"] in text_columns:
+            entry = {"name": entry["name"], "r_class": "character"}
         cols[entry["name"]] = _convert(raw.iloc[:, i].to_numpy(dtype=object), entry,
                                        f"column {entry['name']!r} of {path.name}")
     return pd.DataFrame(cols, columns=want)

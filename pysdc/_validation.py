@@ -10,7 +10,8 @@ import functools
 import inspect
 import numbers
 import sys
-from collections.abc import Iterable, Sequence
+import warnings
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,7 @@ __all__ = [
     "validate",
     "validate_params",
     "declared_params",
+    "warn_if_unaligned",
 ]
 
 
@@ -85,6 +87,10 @@ def check_real(
     return v
 
 
+#: ``DataFrame.attrs`` key set on frames that :func:`check_frame` made from NumPy arrays
+FROM_ARRAY = "pysdc_from_array"
+
+
 def check_frame(name: str, data, *, allow_array: bool = False) -> pd.DataFrame:
     """Return ``data`` as a DataFrame; NumPy 2-d arrays only if ``allow_array``.
 
@@ -107,7 +113,9 @@ def check_frame(name: str, data, *, allow_array: bool = False) -> pd.DataFrame:
                 f"{name} must be a numeric array; got dtype {data.dtype}. "
                 "Pass a pandas DataFrame for non-numeric data."
             )
-        return pd.DataFrame(data, columns=[f"V{i + 1}" for i in range(data.shape[1])])
+        frame = pd.DataFrame(data, columns=[f"V{i + 1}" for i in range(data.shape[1])])
+        frame.attrs[FROM_ARRAY] = True  # columns (and records) are matched by position
+        return frame
     kinds = "a pandas DataFrame or a numeric 2-d NumPy array" if allow_array else "a pandas DataFrame"
     raise InvalidParameterError(f"{name} must be {kinds}; got {type(data).__name__}.")
 
@@ -116,6 +124,11 @@ def check_columns(name: str, columns, data: pd.DataFrame, *, data_name: str = "d
     """Check that ``columns`` (a name or a list of names) are columns of ``data``."""
     if columns is None:
         raise InvalidParameterError(f"{name} must name at least one column of {data_name}; got None.")
+    if isinstance(columns, (pd.Series, pd.DataFrame, np.ndarray, pd.Index)) and not isinstance(columns, pd.Index):
+        raise InvalidParameterError(
+            f"{name} takes column name(s) of {data_name}, not the values themselves; got a "
+            f"{type(columns).__name__} of {len(columns)} value(s). Pass the name, e.g. {name}='weight'."
+        )
     if isinstance(columns, (str, numbers.Integral)) and not isinstance(columns, bool):
         cols = [columns]
     elif isinstance(columns, Iterable):
@@ -124,10 +137,15 @@ def check_columns(name: str, columns, data: pd.DataFrame, *, data_name: str = "d
         raise InvalidParameterError(f"{name} must be a column name or a list of column names; got {_show(columns)}.")
     if not cols:
         raise InvalidParameterError(f"{name} must name at least one column of {data_name}; got an empty list.")
+    unhashable = [c for c in cols if not isinstance(c, Hashable)]
+    if unhashable:
+        raise InvalidParameterError(
+            f"{name} must be a column name or a list of column names; got {_show(columns)}."
+        )
     missing = [c for c in cols if c not in data.columns]
     if missing:
         raise InvalidParameterError(
-            f"{name} names column(s) {missing} that {data_name} does not have; "
+            f"{name} names column(s) {_show(missing)} that {data_name} does not have; "
             f"available columns: {list(data.columns)[:20]}{' ...' if data.shape[1] > 20 else ''}."
         )
     if len(set(cols)) != len(cols):
@@ -406,6 +424,34 @@ def validate_params(params: dict):
 def declared_params(func) -> dict:
     """The constraints declared for ``func`` by :func:`validate_params` (empty if none)."""
     return dict(getattr(func, "__pysdc_params__", {}))
+
+
+def warn_if_unaligned(func: str, x, xm) -> None:
+    """Warn when ``x`` and ``xm`` are DataFrames whose indexes differ: records are paired by position.
+
+    sdcMicro (and pysdc) compare the i-th record of ``x`` with the i-th record of ``xm``;
+    pandas users expect alignment on the index. Frames made from NumPy arrays are positional
+    by nature and not warned about.
+    """
+    from ._errors import AlignmentWarning
+
+    if not (isinstance(x, pd.DataFrame) and isinstance(xm, pd.DataFrame)):
+        return
+    if x.attrs.get(FROM_ARRAY) or xm.attrs.get(FROM_ARRAY) or len(x) != len(xm):
+        return
+    if x.index.equals(xm.index):
+        return
+    same_labels = len(x.index) == len(xm.index) and x.index.is_unique and set(x.index) == set(xm.index)
+    how = ("the same labels in a different order: align with xm = xm.loc[x.index]"
+           if same_labels else
+           "different labels: if the rows are in the same order, drop the labels with "
+           "x.reset_index(drop=True) and xm.reset_index(drop=True)")
+    warnings.warn(
+        f"{func}: x and xm have different row indexes ({how}). Records are paired by position (row i of x "
+        "with row i of xm, as in sdcMicro), not by index label.",
+        AlignmentWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def user_stacklevel() -> int:

@@ -24,7 +24,8 @@ are listed under ``"warnings"`` as ``{"category", "message", "where"}``.
 
 Exit status: 0 on success (also when a single measure could not be computed:
 that measure reports ``"status": "error"``), 2 for unusable input or
-arguments (one line ``pysdc: error: ...`` on stderr, no traceback).
+arguments (one line ``pysdc: error: ...`` on stderr, no traceback; argument
+errors end with a pointer to the command's ``--help``).
 
 The commands only parse their arguments and render: the numbers come from the library
 (:mod:`pysdc.report` builds the report model, :mod:`pysdc.parity` the parity checks).
@@ -32,19 +33,19 @@ The commands only parse their arguments and render: the numbers come from the li
 
 from __future__ import annotations
 
-import argparse
+import argparse  # noqa: F401 (the parser classes derive from it)
 import sys
 
 from .._errors import PysdcError
 from . import risk, utility
-from ._common import PROG, one_line, silence_stdout, version
+from ._common import PROG, ArgumentParser, one_line, silence_stdout, version
 
 __all__ = ["main", "build_parser"]
 
 
-def build_parser(parity=None) -> argparse.ArgumentParser:
+def build_parser(parity=None) -> ArgumentParser:
     """The argument parser; ``parity`` is the parity command module, or why it is unavailable."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog=PROG,
         description="Statistical disclosure control measures, number for number with sdcMicro.",
         epilog="Run 'pysdc COMMAND --help' for the options of a command.",
@@ -92,6 +93,8 @@ def main(argv=None) -> int:
     out = sys.stdout
     parity = _parity_module() if _first_positional(argv) == "parity" else None
     parser = build_parser(parity)
+    first = _first_positional(argv)
+    parser.command = first if first in ("utility", "risk", "parity") else None
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors (argparse printed them)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._errors import InvalidParameterError, PysdcError
+from .._errors import InvalidParameterError, PysdcError, PysdcWarning
 
 PROG = "pysdc"
 SCALES = ("numeric", "ordinal", "nominal")
@@ -18,6 +18,28 @@ SCALES = ("numeric", "ordinal", "nominal")
 
 class UsageError(PysdcError):
     """Bad command-line arguments (reported like any input error)."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with pysdc's one-line errors: ``pysdc: error: ... (see 'pysdc CMD --help')``, exit 2.
+
+    Subcommand parsers are of the same class, so every subcommand's errors look alike.
+    """
+
+    def error(self, message):  # noqa: D102 - argparse's hook
+        cmd = self.prog if self.prog.startswith(PROG) else PROG
+        if cmd == PROG and getattr(self, "command", None):  # e.g. unrecognized arguments of a subcommand
+            cmd = f"{PROG} {self.command}"
+        sys.stderr.write(f"{PROG}: error: {' '.join(message.split())} (see '{cmd} --help')\n")
+        sys.exit(2)
+
+
+def read_columns(path: str, needed) -> list[str] | None:
+    """The columns to read from ``path``: ``needed`` (None: all). Reading only the needed columns of a
+    wide CSV is much faster; unknown names are reported by the caller with the file's header."""
+    if needed is None:
+        return None
+    return list(dict.fromkeys(c for c in needed if c))
 
 
 def version() -> str:
@@ -95,13 +117,63 @@ class Warnings:
             print(f"{PROG}: warning ({', '.join(places)}): {cat}: {msg}", file=stream)
 
 
-def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None) -> pd.DataFrame:
-    from .._io import read_table
+def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None, *, columns=None,
+         text=None, flag: str = "") -> pd.DataFrame:
+    """Read ``path`` (only ``columns``, if given; ``text`` columns as text), warning about
+    empty text fields read as a category and about files that look ;- or tab-separated."""
+    from .._io import read_header, read_table, separator_hint
 
     p = Path(path)
     if not p.name.lower().endswith((".parquet", ".pq")) and not p.exists():
         raise FileNotFoundError(f"{label} file {path!r} does not exist")
-    return ws.run(f"reading {label}", read_table, p, schema=schema, na_values=tuple(na_values or ("NA",)))
+    na = tuple(na_values or ("NA",))
+    usecols = None
+    if columns is not None and not p.name.lower().endswith((".parquet", ".pq")):
+        header = ws.run(f"reading {label}", read_header, p)
+        missing = [c for c in columns if c not in header]
+        if missing:
+            raise InvalidParameterError(
+                f"{flag or 'the command'} names column(s) {missing} that {label} does not have; its columns are "
+                f"{header[:20]}{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
+            )
+        usecols = list(columns)
+    text_cols = [c for c in (text or [])]
+    df = ws.run(f"reading {label}", read_table, p, schema=schema, na_values=na, usecols=usecols,
+                text_columns=text_cols)
+    if columns is not None and p.name.lower().endswith((".parquet", ".pq")):
+        missing = [c for c in columns if c not in df.columns]
+        if missing:
+            raise InvalidParameterError(
+                f"{flag or 'the command'} names column(s) {missing} that {label} does not have; its columns are "
+                f"{list(df.columns)[:20]}."
+            )
+        df = df[list(columns)]
+    hint = separator_hint(df.columns)
+    if hint:
+        ws.run(f"reading {label}", warnings.warn, f"{label} has a single column.{hint}", PysdcWarning)
+    if "" not in na:
+        warn_blank_text(df, label, ws)
+    return df
+
+
+def warn_blank_text(df: pd.DataFrame, label: str, ws: Warnings) -> None:
+    """Empty text fields in text or categorical columns are read as the category "" (as R's read.csv does)."""
+    for col in df.columns:
+        s = df[col]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            if "" not in set(map(str, s.cat.categories)):
+                continue
+            n = int((s.astype(object) == "").sum())
+        elif s.dtype == object or isinstance(s.dtype, pd.StringDtype):
+            n = int((s == "").fillna(False).sum())
+        else:
+            continue
+        if n:
+            ws.run(f"reading {label}", warnings.warn,
+                   f"column {col!r} of {label} has {n} empty text field(s); they are read as the category \"\" "
+                   "(a value like any other, as R's read.csv does), not as missing values. If they mean "
+                   "missing (pandas writes missing values so), add --na '' to read them as missing.",
+                   PysdcWarning)
 
 
 def declare(df: pd.DataFrame, label: str, categorical: list[str] | None, ordered: dict[str, list[str]]) -> pd.DataFrame:
@@ -146,6 +218,9 @@ def add_type_flags(p: argparse.ArgumentParser) -> None:
                    help="treat these columns as categorical (R factor), levels sorted")
     p.add_argument("--ordered", action="append", metavar='"COL=low<mid<high"',
                    help="treat COL as an ordered categorical with these levels (repeatable)")
+    p.add_argument("--text", metavar="A,B",
+                   help="read these columns as text, not numbers (ids beyond 2^53, e.g. 20-digit household "
+                        "ids, which as numbers would merge)")
 
 
 def silence_stdout() -> None:

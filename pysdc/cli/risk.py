@@ -7,7 +7,7 @@ import sys
 
 from .._errors import InvalidParameterError
 from ..report import jsonable, risk_report, risk_text
-from ._common import UsageError, Warnings, add_type_flags, declare, load, parse_ordered, split_names
+from ._common import UsageError, Warnings, add_type_flags, declare, load, parse_ordered, read_columns, split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -44,6 +44,7 @@ def run(args, out) -> int:
         from ..datasets import demo_path
 
         path = str(demo_path(bool(args.masked)))
+        shown = f"{demo_path(bool(args.masked)).name} (pysdc's demo data)"
         keys = split_names(args.keys, "--keys") or list(_DEMO_KEYS)
         weight = args.weight if args.weight is not None else "weight"
         hid = args.hid if args.hid is not None else "hid"
@@ -52,27 +53,41 @@ def run(args, out) -> int:
             raise UsageError("risk needs a file DATA (or --demo).")
         if args.masked:
             raise UsageError("--masked only goes with --demo.")
-        path = args.data
+        path = shown = args.data
         keys = split_names(args.keys, "--keys")
         if keys is None:
             raise UsageError("risk needs the key variables: --keys a,b,c.")
         weight, hid = args.weight, args.hid
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more; got {args.top}.")
-    data = load(path, args.schema, "DATA", ws, args.na)
-    data = declare(data, "DATA", split_names(args.categorical, "--categorical"), parse_ordered(args.ordered))
-    for flag, cols in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else [])):
-        miss = [c for c in cols if c not in data.columns]
+    categorical = split_names(args.categorical, "--categorical")
+    ordered = parse_ordered(args.ordered)
+    text = split_names(args.text, "--text")
+    from .._io import read_header
+
+    header = read_header(path)
+    for flag, cols in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
+                       ("--categorical", categorical or []), ("--ordered", list(ordered)), ("--text", text or [])):
+        miss = [c for c in cols if c not in header]
         if miss:
+            from .._io import separator_hint
+
             raise InvalidParameterError(
-                f"{flag} names column(s) {miss} that DATA does not have; its columns are {list(data.columns)[:20]}."
+                f"{flag} names column(s) {miss} that DATA does not have; its columns are {header[:20]}"
+                f"{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
             )
+    needed = [*keys, weight, hid, *(categorical or []), *ordered]
+    data = load(path, args.schema, "DATA", ws, args.na, columns=read_columns(path, needed), text=text)
+    data = declare(data, "DATA", categorical, ordered)
     report = risk_report(data, keys, w=weight, hid=hid, max_global_risk=args.max_global_risk, alpha=args.alpha,
-                         top=args.top, source={"path": path}, run=ws.run)
+                         top=args.top, source={"path": shown, "n_columns": len(header)}, run=ws.run)
     report["warnings"] = ws.as_json()
     if args.json:
         print(json.dumps(jsonable(report), indent=2, allow_nan=False), file=out)
     else:
         print(risk_text(report), file=out)
+        if ws.items:
+            out.flush()
+            print(file=sys.stderr)
         ws.emit(sys.stderr)
     return 0

@@ -532,7 +532,7 @@ def il_categorical(
     >>> r.direct.round(12).tolist(), r.ctbil, r.n_cells, round(float(r.ebil["a"]), 12)
     ([0.25, 0.083333333333], 4, 5, 1.909542504884)
     """
-    xf, xmf = paired_frames(x, xm)
+    xf, xmf = paired_frames(x, xm, func="il_categorical")
     names = list(xf.columns)
     n = int(xf.shape[0])
     coded = [code_pair(c, xf[c], xmf[c]) for c in names]

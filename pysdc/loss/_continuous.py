@@ -19,7 +19,7 @@ import scipy.linalg
 from .._errors import DegenerateResultWarning, InvalidParameterError
 from .._results import _Repr
 from .._types import r_class
-from .._validation import Constraint, Frame, Options, _show, user_stacklevel, validate_params
+from .._validation import Constraint, Frame, Options, _show, user_stacklevel, validate_params, warn_if_unaligned
 
 __all__ = ["il_continuous", "ContinuousLossResult", "IL_CONTINUOUS_PARAMS"]
 
@@ -66,8 +66,13 @@ class IntAtLeast(Constraint):
         return [self.low - 1, 2.5, "2", True, None]
 
 
-def paired_frames(x: pd.DataFrame, xm: pd.DataFrame, *, same_rows: bool = True):
-    """Align ``xm``'s columns to ``x``'s by name; refuse different variables (and row counts)."""
+def paired_frames(x: pd.DataFrame, xm: pd.DataFrame, *, same_rows: bool = True, func: str = ""):
+    """Align ``xm``'s columns to ``x``'s by name; refuse different variables (and row counts).
+
+    With ``same_rows`` (records compared pairwise, by position) an :class:`~pysdc.AlignmentWarning`
+    is given when the two DataFrames' indexes differ, and ``xm`` is returned with ``x``'s index
+    (so that nested measures do not warn again).
+    """
     if list(x.columns) != list(xm.columns):
         if set(x.columns) == set(xm.columns):
             xm = xm[list(x.columns)]
@@ -85,6 +90,9 @@ def paired_frames(x: pd.DataFrame, xm: pd.DataFrame, *, same_rows: bool = True):
             f"x has {x.shape[0]} rows but xm has {xm.shape[0]}; this measure compares record by record, "
             "so both must hold the same records in the same order."
         )
+    if same_rows and not x.index.equals(xm.index):
+        warn_if_unaligned(func or "this measure", x, xm)
+        xm = xm.set_axis(x.index, axis=0)
     return x, xm
 
 
@@ -456,7 +464,7 @@ def il_continuous(
     >>> r.table.loc["X"].tolist(), float(r.table.loc["S", "mean_variation"]), round(r.il1, 12)
     ([0.5, 0.5, 0.5], 0.75, 0.25)
     """
-    xf, xmf = paired_frames(x, xm)
+    xf, xmf = paired_frames(x, xm, func="il_continuous")
     variables = tuple(xf.columns)
     X = _float_matrix("x", xf)
     XM = _float_matrix("xm", xmf)

@@ -183,7 +183,7 @@ def gsil(
     >>> round(g.ebil_pct, 5), round(g.ghd_pct, 5), round(g.value, 5), g.band, g.applicable
     (68.87219, 18.45919, 43.66569, 'no data utility', ('ebil_pct', 'ghd_pct'))
     """
-    xf, xmf = paired_frames(x, xm)
+    xf, xmf = paired_frames(x, xm, func="gsil")
     n = int(xf.shape[0])
     numeric = [c for c in xf.columns if r_class(xf[c]) in ("numeric", "integer")]
     categorical = [c for c in xf.columns if c not in set(numeric)]

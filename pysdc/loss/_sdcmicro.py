@@ -13,10 +13,11 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
-from .._errors import DegenerateResultWarning, InvalidParameterError
+from .._errors import DegenerateResultWarning, InvalidParameterError, PysdcWarning
 from .._results import DUtilityResult, ILCorrelResult, ILVariablesResult
 from .._types import as_float, r_class
 from .._validation import (
+    FROM_ARRAY,
     Boolean,
     Frame,
     MappingOf,
@@ -24,6 +25,7 @@ from .._validation import (
     RandomState,
     user_stacklevel,
     validate_params,
+    warn_if_unaligned,
 )
 
 __all__ = ["d_utility", "il_correl", "il_variables"]
@@ -104,7 +106,20 @@ def _cor_from_cov(S: np.ndarray) -> np.ndarray:
 
 
 def _aligned_frames(x: pd.DataFrame, xm: pd.DataFrame):
-    """Align xm's columns to x's (by name); refuse different variables or row counts."""
+    """Align xm's columns to x's (by name; by position where one side is a NumPy array);
+    refuse different variables or row counts."""
+    positional = x.attrs.get(FROM_ARRAY) or xm.attrs.get(FROM_ARRAY)
+    if positional and list(x.columns) != list(xm.columns):
+        if x.shape[1] != xm.shape[1]:
+            raise InvalidParameterError(
+                f"x has {x.shape[1]} columns but xm has {xm.shape[1]}; with a NumPy array the variables are "
+                "paired by position, so both must have the same number of columns. (sdcMicro fails when xm has "
+                "fewer columns and silently ignores extra ones.)"
+            )
+        if xm.attrs.get(FROM_ARRAY):
+            xm = xm.set_axis(x.columns, axis=1)
+        else:
+            x = x.set_axis(xm.columns, axis=1)
     if list(x.columns) != list(xm.columns):
         if set(x.columns) == set(xm.columns):
             xm = xm[list(x.columns)]
@@ -114,7 +129,8 @@ def _aligned_frames(x: pd.DataFrame, xm: pd.DataFrame):
             raise InvalidParameterError(
                 "x and xm must have the same variables; "
                 f"only in x: {only_x[:10]}, only in xm: {only_xm[:10]}. "
-                "Select the same columns in both, or pass NumPy arrays to compare column by position."
+                "Select the same columns in both, or pass xm as a NumPy array (xm.to_numpy()) to pair the "
+                "columns by position."
             )
     if x.shape[0] != xm.shape[0]:
         raise InvalidParameterError(
@@ -122,6 +138,10 @@ def _aligned_frames(x: pd.DataFrame, xm: pd.DataFrame):
             "so both must hold the same records in the same order. (sdcMicro 5.8.0 fails here too.)"
         )
     return x, xm
+
+
+def _show_names(cols) -> str:
+    return str([str(c) for c in cols[:10]]) + (f" and {len(cols) - 10} more" if len(cols) > 10 else "")
 
 
 def _nansum(values: np.ndarray) -> float:
@@ -154,6 +174,33 @@ def _il1s_column(x: np.ndarray, xm: np.ndarray) -> float:
         # c / 0 = Inf is kept, 0 / 0 = NaN is dropped
         return float("inf") if (d > 0).any() else 0.0
     return float(d.sum()) / (sd * np.sqrt(2.0))
+
+
+def _describe_cause(frames) -> str:
+    """Why standardised covariances / correlations cannot be computed: names the columns."""
+    causes = []
+    for name, frame, M in frames:
+        cols = list(frame.columns)
+        with np.errstate(invalid="ignore"):
+            inf = np.isinf(M).any(axis=0)
+        if inf.any():
+            causes.append(f"{name} has infinite value(s) in column(s) {_names(cols, inf)}")
+        finite = np.where(np.isfinite(M), M, np.nan)
+        k = (~np.isnan(finite)).sum(axis=0)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            const = (k >= 2) & (np.nanmax(finite, axis=0, initial=-np.inf) == np.nanmin(finite, axis=0, initial=np.inf))
+        if const.any():
+            causes.append(f"{name}'s column(s) {_names(cols, const)} are constant (sd 0, so standardising divides "
+                          "by 0)")
+        if (k < 2).any():
+            causes.append(f"{name}'s column(s) {_names(cols, k < 2)} have fewer than two finite values")
+    return "; ".join(causes) or "fewer than two complete pairs of records"
+
+
+def _names(cols, mask) -> str:
+    picked = [str(c) for c, m in zip(cols, mask) if m]
+    return str(picked[:5]) + (" ..." if len(picked) > 5 else "")
 
 
 def _scale(X: np.ndarray) -> np.ndarray:
@@ -337,7 +384,15 @@ def d_utility(
         raise InvalidParameterError(
             f"average=True applies to the cell-wise measures 'IL1' and 'IL1s' only; got method={method!r}."
         )
+    if random_state is not None and method != "robeigen":
+        warnings.warn(
+            f"d_utility: random_state is used only by method='robeigen' (its random MCD subsets); "
+            f"method={method!r} is deterministic and ignores it.",
+            PysdcWarning,
+            stacklevel=user_stacklevel(),
+        )
     xf, xmf = _aligned_frames(x, xm)
+    warn_if_unaligned("d_utility", x, xm)
     value = _d_utility_value(xf, xmf, method, average, random_state)
     return DUtilityResult(value=value, method=method, n=int(xf.shape[0]), n_vars=int(xf.shape[1]), average=average)
 
@@ -361,6 +416,25 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
     XM = _numeric_matrix("xm", xmf)
 
     if method in ("IL1", "IL1s"):
+        if X.shape[0] == 0:
+            warnings.warn(
+                f"d_utility(method={method!r}) is NaN: x and xm have no records. (sdcMicro returns 0, the sum "
+                "over no cells; pysdc returns NaN so that an empty input is not read as no information loss.)",
+                DegenerateResultWarning,
+                stacklevel=user_stacklevel(),
+            )
+            return float("nan")
+        if method == "IL1s":
+            few = (~np.isnan(X)).sum(axis=0) < 2
+            if few.any():
+                warnings.warn(
+                    f"d_utility(method='IL1s'): column(s) {_names(xf.columns, few)} of x have fewer than two "
+                    "non-missing values, so their standard deviation is undefined (R's sd is NA) and every cell "
+                    "of them is dropped: they add 0 to the sum however much they changed. sdcMicro returns the "
+                    "same number. Use method='IL1' or more records.",
+                    DegenerateResultWarning,
+                    stacklevel=user_stacklevel(),
+                )
         total = 0.0
         with np.errstate(invalid="ignore", divide="ignore"):
             for j in range(X.shape[1]):  # one variable at a time: no n x p temporaries
@@ -380,8 +454,8 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
             )
         if not (np.isfinite(S1).all() and np.isfinite(S2).all()):
             warnings.warn(
-                "d_utility(method='eigen') is NaN: a covariance of the standardised data could not be "
-                "computed (a constant variable, or fewer than two complete pairs); sdcMicro returns NA here.",
+                "d_utility(method='eigen') is NaN: a covariance of the standardised data could not be computed ("
+                + _describe_cause((("x", xf, X), ("xm", xmf, XM))) + "); sdcMicro returns NA here.",
                 DegenerateResultWarning,
                 stacklevel=user_stacklevel(),
             )
@@ -392,6 +466,20 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
     from ..core.mcd import cov_mcd
 
     rng = np.random.default_rng(random_state)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        unusable = not (np.isfinite(X) | np.isnan(X)).all() or not (np.isfinite(XM) | np.isnan(XM)).all()
+        sds = [np.nanstd(M, axis=0) if M.shape[0] > 1 else np.zeros(M.shape[1]) for M in (X, XM)]
+    if unusable or any((sd == 0).any() for sd in sds):
+        # scale() gives NaN columns (Inf, or sd 0): robustbase's covMcd then fails inside sdcMicro's try()
+        warnings.warn(
+            "d_utility(method='robeigen') is NaN: the data cannot be standardised ("
+            + _describe_cause((("x", xf, X), ("xm", xmf, XM))) + "), so the MCD cannot be computed; sdcMicro "
+            "returns NA here. Drop constant columns and replace infinite values.",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return float("nan")
     try:
         with np.errstate(invalid="ignore", divide="ignore"):
             c1 = cov_mcd(_scale(X), random_state=rng).cov
@@ -409,13 +497,13 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
 
 
 # --------------------------------------------------------------------------- IL_correl
-def _r_solve_inverse(C: np.ndarray, which: str) -> np.ndarray:
+def _r_solve_inverse(C: np.ndarray, which: str, cause: str = "") -> np.ndarray:
     """Inverse of ``C`` refusing (near-)singular matrices exactly where R's ``solve`` does."""
     if not np.isfinite(C).all():
         raise InvalidParameterError(
-            f"the correlation matrix of {which} has missing entries (a constant variable, or too few "
-            "complete records), so it cannot be inverted; sdcMicro's IL_correl fails here too. "
-            "Drop constant variables or records with missing values."
+            f"the correlation matrix of {which} has missing entries ({cause or 'a constant variable, or too few complete records'}), "
+            "so it cannot be inverted; sdcMicro's IL_correl fails here too. "
+            "Drop constant variables, replace infinite values, or drop records with missing values."
         )
     lu, piv = scipy.linalg.lu_factor(C, check_finite=False)
     diag = np.diag(lu)
@@ -538,7 +626,8 @@ def il_correl(
         # the frame holds just these columns) and then permuted into sorted order
         own = [c for c in frame.columns if c in num_x]
         M = _numeric_matrix(which, frame if list(frame.columns) == own else frame[own])
-        C, k = _complete_cor(M)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            C, k = _complete_cor(M)
         if k == 0:
             raise InvalidParameterError(
                 f"{which} has no record that is complete in the variables {variables[:10]}; "
@@ -546,7 +635,8 @@ def il_correl(
             )
         pos = [own.index(v) for v in variables]
         C = C[np.ix_(pos, pos)]
-        d = np.diag(_r_solve_inverse(C, which))
+        cause = "" if np.isfinite(C).all() else _describe_cause(((which, frame[own], M),))
+        d = np.diag(_r_solve_inverse(C, which, cause))
         inv_diags.append(d / np.sqrt(d @ d))
     a, b = inv_diags
     factor = 1.0 / np.sqrt(2.0) if normalization == "sdcmicro" else 0.5
@@ -633,13 +723,23 @@ def _nominal_distance(sa: pd.Series, sb: pd.Series) -> np.ndarray:
         and sa.cat.categories.equals(sb.cat.categories)
     ):
         differ = (sa.cat.codes.to_numpy() != sb.cat.codes.to_numpy()).astype(np.float64)
-    else:  # compare the values (labels) themselves
-        va = sa.astype(object).to_numpy()
-        vb = sb.astype(object).to_numpy()
-        differ = (va != vb).astype(np.float64)
+    else:  # compare the values (labels) themselves; missing values (None, NaN, pd.NA) are set below
+        va = sa.astype(object).to_numpy(dtype=object, na_value=None)
+        vb = sb.astype(object).to_numpy(dtype=object, na_value=None)
+        differ = np.fromiter((a != b for a, b in zip(va, vb)), dtype=bool, count=len(va)).astype(np.float64) \
+            if _mixed_objects(va, vb) else (va != vb).astype(np.float64)
     differ[na_a ^ na_b] = 1.0
     differ[na_a & na_b] = 0.0
     return differ
+
+
+def _mixed_objects(va: np.ndarray, vb: np.ndarray) -> bool:
+    """Whether ``va != vb`` could fail element-wise (values whose ``!=`` is not a plain bool)."""
+    try:
+        out = va != vb
+    except (TypeError, ValueError):
+        return True
+    return not (isinstance(out, np.ndarray) and out.dtype == bool and out.shape == va.shape)
 
 
 @validate_params(IL_VARIABLES_PARAMS)
@@ -723,6 +823,17 @@ def il_variables(
         raise InvalidParameterError(
             f"x has {n} rows but xm has {xmf.shape[0]}; il_variables compares record by record."
         )
+    only_x = [c for c in xf.columns if c not in xm_cols]
+    only_xm = [c for c in xmf.columns if c not in set(common)]
+    if only_x or only_xm:
+        warnings.warn(
+            f"il_variables compares only the {len(common)} column(s) common to x and xm; left out: only in x "
+            f"{_show_names(only_x)}, only in xm {_show_names(only_xm)} (sdcMicro's IL_variables does the same "
+            "silently; d_utility refuses such frames). Select the same columns in both to compare them all.",
+            PysdcWarning,
+            stacklevel=user_stacklevel(),
+        )
+    warn_if_unaligned("il_variables", xf, xmf)
     contributions = {}
     total = 0.0
     for c in common:
@@ -762,11 +873,11 @@ def il_variables(
         value = total / (n * len(common)) if n else float("nan")
     per_variable = pd.Series(contributions, dtype=np.float64, name="il_variables")
     if not np.isfinite(value):
-        bad = [k for k, v in contributions.items() if not np.isfinite(v)]
+        bad = [k for k, v in contributions.items() if not np.isfinite(v)] if n else []
         warnings.warn(
             f"il_variables is {value}: "
             + (f"variable(s) {bad} give NaN (a one-level ordered factor divides by levels - 1 = 0). "
-               if bad else "the data have no records. ")
+               if bad else "x and xm have no records (0 rows). ")
             + "sdcMicro returns NaN here too.",
             DegenerateResultWarning,
             stacklevel=user_stacklevel(),

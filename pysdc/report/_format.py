@@ -75,17 +75,36 @@ def fmt_diff(v) -> str:
     return f"{v:.2e}"
 
 
-def text_table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset(), indent: str = "  ") -> str:
+#: text output (tables, wrapped paragraphs) stays within this many columns
+MAX_WIDTH = 100
+
+
+def text_table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset(), indent: str = "  ",
+               max_width: int = MAX_WIDTH) -> str:
+    """A plain table; where it would be wider than ``max_width``, the last column wraps onto more lines."""
     widths = [len(h) for h in headers]
     for r in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, r)]
+    last = len(widths) - 1
+    room = max_width - len(indent) - sum(widths[:last]) - 2 * last
+    wrap_last = last > 0 and widths[last] > room >= 12
+    if wrap_last:
+        widths[last] = room
 
     def line(cells):
         parts = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
         return (indent + "  ".join(parts)).rstrip()
 
+    def lines(cells):
+        if not wrap_last or len(cells[last]) <= widths[last]:
+            return [line(cells)]
+        chunks = textwrap.wrap(cells[last], width=widths[last]) or [""]
+        blank = [""] * last
+        return [line(list(cells[:last]) + [chunks[0]])] + [line(blank + [c]) for c in chunks[1:]]
+
     out = [line(headers), indent + "  ".join("-" * w for w in widths)]
-    out += [line(r) for r in rows]
+    for r in rows:
+        out += lines(r)
     return "\n".join(out)
 
 

@@ -112,8 +112,10 @@ def utility_report(x: pd.DataFrame, xm: pd.DataFrame, *, vars_: list | None = No
     return {
         "format": "pysdc-utility-1",
         "pysdc_version": __version__,
-        "original": {**(original or {}), "n_records": int(x.shape[0]), "n_columns": int(x.shape[1])},
-        "masked": {**(masked or {}), "n_records": int(xm.shape[0]), "n_columns": int(xm.shape[1])},
+        "original": {**(original or {}), "n_records": int(x.shape[0]),
+                     "n_columns": int((original or {}).get("n_columns", x.shape[1]))},
+        "masked": {**(masked or {}), "n_records": int(xm.shape[0]),
+                   "n_columns": int((masked or {}).get("n_columns", xm.shape[1]))},
         "variables": {
             "selected": vars_,
             "numeric": numeric,
@@ -197,7 +199,8 @@ def risk_report(data: pd.DataFrame, keys: list, *, w=None, hid=None, max_global_
     return {
         "format": "pysdc-risk-1",
         "pysdc_version": __version__,
-        "data": {**(source or {}), "n_records": int(risk.size), "n_columns": int(data.shape[1])},
+        "data": {**(source or {}), "n_records": int(risk.size),
+                 "n_columns": int((source or {}).get("n_columns", data.shape[1]))},
         "key_vars": list(keys),
         "weight": w,
         "hid": hid,
@@ -208,6 +211,7 @@ def risk_report(data: pd.DataFrame, keys: list, *, w=None, hid=None, max_global_
             "global_risk_pct": res.global_risk_pct,
             "max_global_risk": res.max_global_risk,
             "threshold": res.global_threshold,
+            "threshold_note": threshold_note(res.global_threshold, res.global_risk, res.max_global_risk, risk),
         },
         "household": None if res.hier_risk_er is None else {
             "expected_reidentifications": res.hier_risk_er,
@@ -224,6 +228,23 @@ def risk_report(data: pd.DataFrame, keys: list, *, w=None, hid=None, max_global_
     }
 
 
+def threshold_note(thr, global_risk, max_global_risk, risk: np.ndarray) -> str:
+    """Why the threshold is what it is, when it is not an ordinary cut-off (else "")."""
+    if thr is None or thr != thr:
+        if risk.size == 0:
+            return "NA: there are no records"
+        if np.isnan(risk).any():
+            return "NA: some individual risks are NaN (see the warnings), so sdcMicro's search stops"
+        if global_risk == global_risk and global_risk <= max_global_risk:
+            return (f"NA: the global risk is already at or below the target {max_global_risk:g}, so no record "
+                    "needs to be capped")
+        return "NA: the risks are all 0 beyond the reachable values (sdcMicro gives none)"
+    if thr == 0:
+        return ("0: no threshold reaches the target (capping the riskiest records cannot bring the global risk "
+                "down to it, e.g. all risks are equal)")
+    return ""
+
+
 def risk_distribution(risk: np.ndarray) -> dict:
     ok = risk[~np.isnan(risk)]
     q = {f"{int(round(p * 100))}%": (float(np.quantile(ok, p)) if ok.size else None) for p in QUANTILES}
@@ -234,6 +255,8 @@ def risk_distribution(risk: np.ndarray) -> dict:
     bins = [{"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": int(counts[i]),
              "share": float(counts[i] / ok.size) if ok.size else None} for i in range(len(edges) - 1)]
     above = int(np.sum(ok > edges[-1]))
+    if above:  # risks above 1 (weights below 1) are not probabilities: their own bin, so every record counts
+        bins.append({"lower": 1.0, "upper": float("inf"), "count": above, "share": float(above / ok.size)})
     return {"mean": float(ok.mean()) if ok.size else None, "quantiles": q, "bins": bins,
             "n_above_1": above, "n_missing": int(risk.size - ok.size)}
 

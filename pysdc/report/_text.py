@@ -49,10 +49,10 @@ def utility_text(rep: dict) -> str:
             elif name == "robeigen":
                 rs = res.get("random_state")
                 note = f"random_state={rs}" if rs is not None else "random seed (use --random-state to fix it)"
-            rows.append([name, _fmt(res["value"]), note, call])
+            rows.append([name, _fmt(res["value"]), call, note])
         else:
-            rows.append([name, "-", res["status"], call])
-    L.append(_table(["measure", "value", "note", "sdcMicro"], rows, right={1}))
+            rows.append([name, "-", call, res["status"]])
+    L.append(_table(["measure", "value", "sdcMicro", "note"], rows, right={1}))
     failed = [(n, r) for n, r in rep["measures"].items() if r["status"] != "ok"]
     if failed:
         L.append("")
@@ -74,6 +74,12 @@ def utility_text(rep: dict) -> str:
 
 
 
+def _bin_label(b: dict) -> str:
+    if b["upper"] == float("inf"):
+        return f"({_fmt(b['lower'])}, Inf)"
+    return f"[{_fmt(b['lower'])}, {_fmt(b['upper'])}{']' if b['upper'] == 1.0 else ')'}"
+
+
 def risk_text(rep: dict) -> str:
     L = []
     d, g, k = rep["data"], rep["global"], rep["k_anonymity"]
@@ -90,9 +96,7 @@ def risk_text(rep: dict) -> str:
         ["expected re-identifications", _fmt(g["expected_reidentifications"]), "sum of the individual risks"],
         ["global risk", _fmt(g["global_risk_pct"], 4) + " %", "expected re-identifications / records"],
         ["threshold", _fmt(g["threshold"]),
-         f"records above it need protection for a global risk <= {_fmt(100 * g['max_global_risk'], 4)} %"
-         + (" (NA: sdcMicro gives none here)" if g["threshold"] is None or g["threshold"] != g["threshold"]
-            else "")],
+         f"records above it need protection for a global risk <= {_fmt(100 * g['max_global_risk'], 4)} %"],
     ]
     if rep["household"] is not None:
         h = rep["household"]
@@ -110,6 +114,8 @@ def risk_text(rep: dict) -> str:
         ["records violating 3-anonymity", share(k["fk_lt_3"], k["share_fk_lt_3"]), "fk < 3"],
     ]
     L.append(_table(["measure", "value", "meaning"], rows, right={1}))
+    if g.get("threshold_note"):
+        L.append(_wrap(f"threshold {g['threshold_note']}."))
     dist = rep["individual_risk"]
     L.append("")
     L.append("Individual risk: distribution")
@@ -118,10 +124,12 @@ def risk_text(rep: dict) -> str:
                     right=set(range(len(q) + 1))))
     L.append("")
     m = max([b["count"] for b in dist["bins"]] + [1])
-    rows = [[f"[{_fmt(b['lower'])}, {_fmt(b['upper'])}{']' if b['upper'] == 1.0 else ')'}",
-             str(b["count"]), _fmt(100 * b["share"], 3) + " %" if b["share"] is not None else "-",
+    rows = [[_bin_label(b), str(b["count"]), _fmt(100 * b["share"], 3) + " %" if b["share"] is not None else "-",
              "#" * int(round(40 * b["count"] / m))] for b in dist["bins"]]
     L.append(_table(["risk", "records", "share", ""], rows, right={1, 2}))
+    if dist.get("n_above_1"):
+        L.append(_wrap(f"{dist['n_above_1']} record(s) have a risk above 1: not a probability (weights below 1, "
+                       "see the warnings)."))
     if dist["n_missing"]:
         L.append(f"  ({dist['n_missing']} records have no risk value)")
     if rep["top"]:

@@ -9,7 +9,7 @@ live in :mod:`pysdc.core.freq` (frequencies with wildcards), :mod:`pysdc.core.th
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -92,19 +92,78 @@ def _key_codes(data: pd.DataFrame, key_vars: list, *, func: str, factorize_chara
     codes = []
     cards = np.zeros(len(key_vars), dtype=np.int64)
     for j, k in enumerate(key_vars):
-        c, cards[j], lost = series_codes(data[k], character="factor" if factorize_character else "numeric")
+        s = data[k]
+        _check_scalars(s, "key_vars", k)
+        _warn_merging_integers(s, f"{func}: key column {k!r}")
+        try:
+            c, cards[j], lost = series_codes(s, character="factor" if factorize_character else "numeric")
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidParameterError(
+                f"key_vars: column {k!r} (dtype {s.dtype}) cannot be used as a key ({type(exc).__name__}: "
+                f"{str(exc)[:80]}); keys must be numbers, strings or categories."
+            ) from None
         codes.append(c)
         if lost:
+            every = lost == int(s.notna().sum())
             warnings.warn(
-                f"{func}: key column {k!r} is character (str/object); sdcMicro coerces key columns with "
-                f"R's as.numeric, which turns the {lost} value(s) that are not numbers into NA, and missing "
-                "key values are wildcards, so these records match every other record on this key. pysdc "
-                "does the same to return sdcMicro's numbers. To use the strings as categories, convert the "
-                f"column first: data[{k!r}] = data[{k!r}].astype('category').",
+                f"{func}: key column {k!r} is text (str/object). sdcMicro converts key columns with R's "
+                f"as.numeric, so {'all' if every else 'the'} {lost} value(s) that are not numbers become NA, and "
+                "a missing key value is a wildcard: "
+                + ("on this key every record now matches every other record, as if the key were not there. "
+                   if every else "those records now match every other record on this key. ")
+                + "pysdc does the same to return sdcMicro's numbers. To count the texts as categories, make the "
+                f"column categorical first: data[{k!r}] = data[{k!r}].astype('category') (an R factor); "
+                "measure_risk does that itself.",
                 CoercionWarning,
                 stacklevel=user_stacklevel(),
             )
     return codes, cards
+
+
+def _check_scalars(s: pd.Series, param: str, col) -> None:
+    """Refuse object columns holding lists, dicts, sets or arrays (unhashable, not key values)."""
+    if s.dtype != object or len(s) == 0:
+        return
+    try:
+        pd.factorize(s)
+    except TypeError:
+        bad = next((v for v in s.to_numpy() if not isinstance(v, Hashable)), None)
+        raise InvalidParameterError(
+            f"{param}: column {col!r} holds {type(bad).__name__} values (e.g. {_short(bad)}), not single values; "
+            "a key or household id must be a number, a string or a category in each record. "
+            "Flatten the column first (e.g. df[col].str.join(',') for lists of strings)."
+        ) from None
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+#: doubles hold every integer exactly only up to 2^53
+_EXACT_INT = 2**53
+
+
+def _warn_merging_integers(s: pd.Series, what: str) -> None:
+    """Warn when distinct integers beyond 2^53 become equal as doubles (as in R, which has no int64)."""
+    if not pd.api.types.is_integer_dtype(s.dtype) or len(s) == 0:
+        return
+    v = s.dropna().to_numpy()
+    if v.size == 0:
+        return
+    if not (int(v.max()) > _EXACT_INT or int(v.min()) < -_EXACT_INT):
+        return
+    n_int = len(pd.unique(v))
+    n_dbl = len(pd.unique(v.astype(np.float64)))
+    if n_dbl < n_int:
+        warnings.warn(
+            f"{what} holds integers beyond 2^53 (e.g. 20-digit ids); as doubles (R's numbers, which sdcMicro "
+            f"and pysdc compare) {n_int} distinct values become {n_dbl}, so different ids merge. Make the "
+            "column text or categorical first (df[col].astype(str).astype('category'); on the command line "
+            "--text COL).",
+            PysdcWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def _weights(data: pd.DataFrame, w, *, func: str):
@@ -121,6 +180,13 @@ def _weights(data: pd.DataFrame, w, *, func: str):
             CoercionWarning,
             stacklevel=user_stacklevel(),
         )
+    if np.isinf(v).any():
+        rows = list(data.index[np.isinf(v)][:5])
+        raise InvalidParameterError(
+            f"w: weight column {w!r} has {int(np.isinf(v).sum())} infinite value(s), e.g. at rows {rows}; an "
+            "infinite weight makes the population frequency Fk of its whole key combination infinite and its "
+            "risk 0. Fix or drop those records."
+        )
     bad = np.isnan(v)
     if bad.any():
         rows = list(data.index[bad][:5])
@@ -128,6 +194,18 @@ def _weights(data: pd.DataFrame, w, *, func: str):
             f"w: weight column {w!r} has {int(bad.sum())} missing (or non-numeric) value(s), e.g. at rows "
             f"{rows}; sdcMicro cannot use them (its population frequencies become NA and the risk "
             "computation stops). Impute or drop those records, or call without w."
+        )
+    below = (v > 0) & (v < 1)
+    if below.any():
+        warnings.warn(
+            f"{func}: weight column {w!r} has {int(below.sum())} weight(s) below 1 (smallest {float(v[below].min()):.3g}). "
+            "Sampling weights are expected to be expansion factors (>= 1: how many population units a record "
+            "stands for); with normalised weights the population frequencies Fk can fall below the sample "
+            "frequencies fk, individual risks can exceed 1 and are then not probabilities, and the global risk "
+            "can exceed 100 %. sdcMicro computes the same numbers. Use the design weights (e.g. w / w.mean() * "
+            "population_size / n) to get meaningful risks.",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
         )
     if (v <= 0).any():
         warnings.warn(
@@ -436,6 +514,14 @@ def indiv_risk(
     >>> round(float(r.rk[2]), 6)  # fk = 1, pk = 1/5: (0.2/0.8) * log(5)
     0.402359
     """
+    if survey and qual <= 0:
+        warnings.warn(
+            f"indiv_risk: qual={qual:g} multiplies every risk, so the risks are "
+            f"{'0' if qual == 0 else 'negative'} and not probabilities. qual is a final correction factor in "
+            "(0, 1] (default 1). sdcMicro accepts it and returns the same numbers.",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
+        )
     fk = np.asarray(freq.fk, dtype=np.float64)
     Fk = np.asarray(freq.Fk, dtype=np.float64)
     if fk.shape != Fk.shape or fk.ndim != 1:
@@ -595,9 +681,18 @@ def measure_risk(
             stacklevel=user_stacklevel(),
         )
     elif np.isnan(rk).any():
+        nan = np.isnan(rk)
+        nonpos = int((nan & (Fk <= 0)).sum())
+        huge = int((nan & (Fk > 0)).sum())
+        causes = []
+        if nonpos:
+            causes.append(f"{nonpos} with a zero or negative population frequency Fk")
+        if huge:
+            causes.append(f"{huge} whose weights are so large that fk / Fk underflows to 0 or Fk overflows "
+                          f"(largest Fk {float(np.nanmax(np.where(nan, Fk, np.nan))):.3g})")
         warnings.warn(
-            f"measure_risk: {int(np.isnan(rk).sum())} record(s) have an undefined (NaN) risk (zero or negative "
-            "population frequency Fk); global_risk_er skips them and global_threshold is NaN, as in sdcMicro.",
+            f"measure_risk: {int(nan.sum())} record(s) have an undefined (NaN) risk ({'; '.join(causes)}); "
+            "global_risk_er skips them and global_threshold is NaN, as in sdcMicro. Check the weights.",
             DegenerateResultWarning,
             stacklevel=user_stacklevel(),
         )
@@ -606,7 +701,15 @@ def measure_risk(
     individual = pd.DataFrame({"risk": rk, "fk": fk, "Fk": Fk}, index=data.index)
     h_er = h_r = h_pct = None
     if hid_col is not None:
-        hcodes, hspan = household_codes(data[hid_col])
+        _check_scalars(data[hid_col], "hid", hid_col)
+        _warn_merging_integers(data[hid_col], f"measure_risk: household id column {hid_col!r}")
+        try:
+            hcodes, hspan = household_codes(data[hid_col])
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidParameterError(
+                f"hid: column {hid_col!r} (dtype {data[hid_col].dtype}) cannot be used as household ids "
+                f"({type(exc).__name__}: {str(exc)[:80]})."
+            ) from None
         n_na = int((hcodes < 0).sum())
         if n_na:
             warnings.warn(
@@ -742,6 +845,13 @@ def ldiversity(
     [2.0, 2.0, 2.0, 1.0]
     """
     keys, sens, c = key_vars, ldiv_index, l_recurs_c
+    if c <= 0:
+        warnings.warn(
+            f"ldiversity: l_recurs_c={c:g}; recursive (c, l)-diversity needs a constant c > 0 (r_1 < c (r_l + "
+            "... + r_m)), so its column is not meaningful. sdcMicro accepts it and returns the same numbers.",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
+        )
     key_series = [data[k] for k in keys]
     raw = None
     if all(isinstance(k.dtype, np.dtype) and k.dtype.kind in "iub" for k in key_series):
