@@ -8,7 +8,9 @@ Information loss as sdcMicro computes it: :func:`d_utility`, :func:`il_correl`,
 Disclosure risk: :func:`freq_calc`, :func:`indiv_risk`, :func:`measure_risk`,
 :func:`ldiversity`; the handbook's toolbox: :func:`suda2` (special uniques),
 :func:`mod_risk` (log-linear model risk);
-:func:`entropy_risk` (literature, native only).
+:func:`entropy_risk` (literature, native only). The analysts' checks of the practice guide (native
+only): :func:`gini`, :func:`ci_overlap`, :func:`compare_estimates`, :func:`compare_regression`;
+plots in :mod:`pysdc.plots` (``pip install "pysdc-measures[plots]"``).
 
 Every measure is declared once in the registry :mod:`pysdc._registry`. sdcMicro's
 measures executed by sdcMicro itself live in :mod:`pysdc.r` (importing it does not start R). ``import pysdc`` never imports rpy2.
@@ -38,10 +40,16 @@ from .loss import (
     CategoricalLossResult,
     ContinuousLossResult,
     EntropyRiskResult,
+    GiniResult,
     GSILResult,
+    RegressionComparison,
+    ci_overlap,
+    compare_estimates,
+    compare_regression,
     d_utility,
     entropy,
     entropy_risk,
+    gini,
     gsil,
     hellinger,
     il_categorical,
@@ -72,10 +80,12 @@ __all__ = [
     "suda2", "mod_risk",
     # the literature's measures (native only)
     "il_continuous", "il_categorical", "hellinger", "entropy", "il_entropy", "entropy_risk", "gsil",
+    # the analysts' utility checks (native only)
+    "ci_overlap", "gini", "compare_estimates", "compare_regression",
     # result classes
     "DUtilityResult", "ILCorrelResult", "ILVariablesResult", "FreqCalcResult", "IndivRiskResult",
     "MeasureRiskResult", "LDiversityResult", "Suda2Result", "ModRiskResult", "ContinuousLossResult", "CategoricalLossResult",
-    "EntropyRiskResult", "GSILResult",
+    "EntropyRiskResult", "GSILResult", "GiniResult", "RegressionComparison",
     # data, errors, warnings
     "load_demo", "load_demo_pair",
     "PysdcError", "InvalidParameterError", "RNotAvailableError", "RCallError",

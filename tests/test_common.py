@@ -61,7 +61,7 @@ def test_registry_entries_are_complete():
             if p.default is not inspect.Parameter.empty:
                 assert p.kind is inspect.Parameter.KEYWORD_ONLY, (m.python, p.name)
         assert getattr(pysdc, m.python) is m.native and m.python in pysdc.__all__
-        assert m.result in (float, int, pd.Series) or getattr(pysdc, m.result.__name__) is m.result
+        assert m.result in (float, int, pd.Series, pd.DataFrame, np.ndarray) or getattr(pysdc, m.result.__name__) is m.result
 
 
 @pytest.mark.parametrize("m", MEASURES, ids=NAMES)
@@ -106,7 +106,7 @@ def test_results_are_frozen_with_readable_repr(m):
         warnings.simplefilter("ignore")
         result = m.native(**m.example())
     assert isinstance(result, m.result)
-    if m.result in (float, int, pd.Series):
+    if m.result in (float, int, pd.Series, pd.DataFrame, np.ndarray):
         return
     assert dataclasses.is_dataclass(result)
     text = repr(result)

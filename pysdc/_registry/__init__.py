@@ -23,9 +23,10 @@ How to add a measure
    ``r_reference/generate_<RName>.R`` writes ``r_reference/outputs/<RName>.json``
    (``ref_generate``; run ``Rscript generate_<RName>.R`` in ``r_reference/``).
 3. **One entry** in its family's module (``_sdcmicro.py``: sdcMicro's first measures;
-   ``_toolbox.py``: the handbook's risk toolbox; ``_literature.py``: native-only literature
-   measures, ``r=""``, ``bridge=False``), which :data:`MEASURES` concatenates: ``Measure(python, r, family, native, result,
-   arguments=..., fields=..., defaults=..., run_case=..., compare_case=...)``, where
+   ``_toolbox.py``: the handbook's risk toolbox; ``_literature.py`` and ``_checks.py``:
+   native-only literature measures and analysts' checks, ``r=""``, ``bridge=False``), which
+   :data:`MEASURES` concatenates: ``Measure(python, r, family, native, result, arguments=...,
+   fields=..., defaults=..., run_case=..., compare_case=...)``, where
    ``run_case(fn, args, inputs, expected) -> dict`` calls ``fn`` (native or bridge) with a
    stored case's R arguments ``args`` on its loaded ``inputs`` and returns the fields as
    sdcMicro's JSON stores them, and ``compare_case(c, expected, actual, args, mode)``
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import sys
 
+from ._checks import ENTRIES as _CHECKS
 from ._literature import ENTRIES as _LITERATURE
 from ._measure import Measure, _loss_pair, _risk_frame, native_arguments  # noqa: F401 (tests use the examples)
 from ._sdcmicro import ENTRIES as _SDCMICRO
@@ -52,8 +54,9 @@ from ._toolbox import ENTRIES as _TOOLBOX
 __all__ = ["Measure", "MEASURES", "by_python_name", "by_r_name", "markdown_table", "public_names",
            "native_arguments"]
 
-#: every measure, in report order: sdcMicro's first measures, the risk toolbox, the literature's (native only)
-MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_TOOLBOX, *_LITERATURE)
+#: every measure, in report order: sdcMicro's first measures, the risk toolbox, the literature's and the
+#: analysts' checks (both native only)
+MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_TOOLBOX, *_LITERATURE, *_CHECKS)
 
 _BY_PY = {m.python: m for m in MEASURES}
 _BY_R = {m.r: m for m in MEASURES if m.r}

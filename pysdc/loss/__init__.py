@@ -1,14 +1,17 @@
 """Information-loss (utility) measures: sdcMicro's and the literature's."""
 
+from ._benchmark import GiniResult, ci_overlap, compare_estimates, gini
 from ._categorical import CategoricalLossResult, il_categorical
 from ._continuous import ContinuousLossResult, il_continuous
 from ._entropy import EntropyRiskResult, entropy, entropy_risk, il_entropy
 from ._gsil import GSILResult, gsil
 from ._hellinger import hellinger
+from ._regression import RegressionComparison, compare_regression
 from ._sdcmicro import d_utility, il_correl, il_variables
 
 __all__ = [
     "d_utility", "il_correl", "il_variables",
     "il_continuous", "il_categorical", "hellinger", "entropy", "il_entropy", "entropy_risk", "gsil",
     "ContinuousLossResult", "CategoricalLossResult", "EntropyRiskResult", "GSILResult",
+    "ci_overlap", "gini", "compare_estimates", "compare_regression", "GiniResult", "RegressionComparison",
 ]
