@@ -263,3 +263,28 @@ def test_live_percentile_interval_against_boot():
             want = pr.call("do.call", fn, [t, np.array([(1 - level) / 2, (1 + level) / 2])], package="base")
             got = percentile_interval(t, level)
             np.testing.assert_allclose(got, np.asarray(want)[:, 1], rtol=1e-13)
+
+
+@pytest.mark.needs_r
+def test_bridge_twin_is_laekens_gini():
+    """pysdc.r.gini: the native signature and result class, every number laeken's."""
+    reason = _laeken_missing()
+    if reason:
+        pytest.skip(reason)
+    import inspect
+
+    import pysdc.r as pr
+
+    assert inspect.signature(pr.gini) == inspect.signature(gini)
+    x = pysdc.load_demo()
+    inc, w = x["income"].fillna(0).to_numpy(), x["weight"].to_numpy()
+    r = pr.gini(inc, w=w, random_state=3)
+    want = pr.call("gini", inc, weights=w, package="laeken", var="bootstrap", bootType="naive", R=100,
+                   alpha=0.05, seed=3)
+    assert isinstance(r, GiniResult) and r.ci == "bootstrap" and r.n_boot == 100
+    np.testing.assert_allclose([r.value, r.lower, r.upper, r.variance],
+                               [want["value"], *np.asarray(want["ci"], dtype=float), want["var"]], rtol=0, atol=0)
+    np.testing.assert_allclose(pr.gini(inc, w=w, ci=None).value, gini(inc, w=w, ci=None).value,
+                               rtol=tolerance_for("gini", "value").rtol)
+    with pytest.raises(pysdc.InvalidParameterError, match="linearization"):
+        pr.gini(inc, w=w, ci="linearization")

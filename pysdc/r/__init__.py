@@ -33,6 +33,7 @@ warnings, to :func:`last_call_log`.
 from __future__ import annotations
 
 from .._errors import RNotAvailableError
+from ._laeken import gini
 from ._measures import WRAPPERS as _WRAPPERS
 from ._objects import Availability, CallLog, RList, RObject
 
@@ -47,6 +48,7 @@ __all__ = [
     "RList",
     "Availability",
     "CallLog",
+    "gini",
     *_WRAPPERS,
 ]
 
