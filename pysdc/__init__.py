@@ -7,7 +7,8 @@ Information loss as sdcMicro computes it: :func:`d_utility`, :func:`il_correl`,
 :func:`il_categorical`, :func:`hellinger`, :func:`entropy`, :func:`il_entropy`, :func:`gsil`.
 Disclosure risk: :func:`freq_calc`, :func:`indiv_risk`, :func:`measure_risk`,
 :func:`ldiversity`; the handbook's toolbox: :func:`suda2` (special uniques),
-:func:`mod_risk` (log-linear model risk);
+:func:`k_anon_violations`, :func:`mod_risk` (log-linear model risk), :func:`d_risk` and
+:func:`d_risk_rmd` (interval and robust-distance risk for continuous variables);
 :func:`entropy_risk` (literature, native only). The analysts' checks of the practice guide (native
 only): :func:`gini`, :func:`ci_overlap`, :func:`compare_estimates`, :func:`compare_regression`;
 plots in :mod:`pysdc.plots` (``pip install "pysdc-measures[plots]"``).
@@ -17,6 +18,7 @@ measures executed by sdcMicro itself live in :mod:`pysdc.r` (importing it does n
 """
 
 from ._errors import (
+    AlignmentWarning,
     CoercionWarning,
     DegenerateResultWarning,
     InvalidParameterError,
@@ -59,10 +61,14 @@ from .loss import (
     il_variables,
 )
 from .risk import (
+    DRiskRMDResult,
     ModRiskResult,
     Suda2Result,
+    d_risk,
+    d_risk_rmd,
     freq_calc,
     indiv_risk,
+    k_anon_violations,
     ldiversity,
     measure_risk,
     mod_risk,
@@ -77,18 +83,19 @@ __all__ = [
     # sdcMicro's measures
     "d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity",
     # the handbook's risk toolbox
-    "suda2", "mod_risk",
+    "suda2", "k_anon_violations", "mod_risk", "d_risk", "d_risk_rmd",
     # the literature's measures (native only)
     "il_continuous", "il_categorical", "hellinger", "entropy", "il_entropy", "entropy_risk", "gsil",
     # the analysts' utility checks (native only)
     "ci_overlap", "gini", "compare_estimates", "compare_regression",
     # result classes
     "DUtilityResult", "ILCorrelResult", "ILVariablesResult", "FreqCalcResult", "IndivRiskResult",
-    "MeasureRiskResult", "LDiversityResult", "Suda2Result", "ModRiskResult", "ContinuousLossResult", "CategoricalLossResult",
+    "MeasureRiskResult", "LDiversityResult", "Suda2Result", "ModRiskResult", "DRiskRMDResult",
+    "ContinuousLossResult", "CategoricalLossResult",
     "EntropyRiskResult", "GSILResult", "GiniResult", "RegressionComparison",
     # data, errors, warnings
     "load_demo", "load_demo_pair",
     "PysdcError", "InvalidParameterError", "RNotAvailableError", "RCallError",
-    "PysdcWarning", "DegenerateResultWarning", "CoercionWarning", "RWarning",
+    "PysdcWarning", "DegenerateResultWarning", "CoercionWarning", "AlignmentWarning", "RWarning",
     "__version__",
 ]

@@ -94,6 +94,33 @@ TOLERANCES: dict[tuple[str, str], Tolerance] = {
         atol=1e-10,
         reason="100 * gr2: the same cancellation as gr2 (measured 2.9e-11 absolutely)",
     ),
+    # d_risk_rmd (sdcMicro's dRiskRMD): robustbase::covMcd draws random subsets from R's stream,
+    # which Python cannot reproduce; the corpus stores sdcMicro's result for set.seed(1..10).
+    # With R's own covariance injected (stored cov_seed1) the native step is exact (CLOSED_FORM).
+    ("d_risk_rmd", "seed_range"): Tolerance(
+        rtol=1.0,
+        atol=0.01,
+        reason=(
+            "wrisk1, wrisk2 and each record's riskvec1/riskvec2 move with covMcd's random subsets: over "
+            "set.seed(1..10) sdcMicro's per-record values spread by up to 8% (0.3% to 2% typically; wrisk "
+            "by up to 2%), measured on the corpus. The native value (pysdc's own MCD) must lie in "
+            "sdcMicro's [min, max] over the ten seeds widened on each side by rtol x (max - min) + atol x "
+            "|median of the seeds| (the atol term is relative to the median: R's seeds often land on only "
+            "two optima, so their range alone understates the MCD's variation; pysdc's largest measured "
+            "deviation from the median is 3% where R's own range is 6.5%). Cases where the MCD is "
+            "deterministic, and every case with R's covariance injected, are compared exactly (1e-12)"
+        ),
+    ),
+    ("d_risk_rmd", "index_majority"): Tolerance(
+        rtol=0.5,
+        atol=0.0,
+        reason=(
+            "index_risk1/index_risk2 (and so risk1, risk2) are sets of records: the native set must equal "
+            "sdcMicro's in at least rtol x 10 of the ten seeds (sdcMicro's own sets agree in 8 to 10 of 10 "
+            "seeds on the corpus; a record whose masked value sits at its interval's edge flips with the "
+            "MCD's subsets)"
+        ),
+    ),
 }
 
 

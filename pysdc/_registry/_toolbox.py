@@ -7,11 +7,14 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._tolerances import CLOSED_FORM, tolerance_for
 from .._types import r_class
 from ..core.formula import parse_formula
+from ..risk._distance import DRiskRMDResult, d_risk, d_risk_rmd
+from ..risk._kanon import k_anon_violations
 from ..risk._model import ModRiskResult, mod_risk
 from ..risk._suda2 import Suda2Result, suda2
-from ._measure import Measure, _floats, _risk_frame
+from ._measure import Measure, _floats, _loss_pair, _lst, _risk_frame
 
 # =============================================================================
 # modRisk
@@ -190,6 +193,95 @@ def _compare_suda2(c, exp, act, args, mode):
 
 
 # =============================================================================
+# kAnon_violations
+
+
+def _k_anon_to_r(values, R):
+    """kAnon_violations needs an sdcMicroObj: createSdcObj first (in the same locked session)."""
+    data = values["data"]
+    obj = R.call("createSdcObj", data, keyVars=values["key_vars"], weightVar=values["w"], as_robject=True)
+    return "kAnon_violations", {"obj": obj, "weighted": values["weighted"], "k": float(values["k"])}, False
+
+
+def _run_k_anon(fn, a, inputs, expected):
+    return {"value": fn(inputs["data"], _lst(a["keyVars"]), k=a["k"], w=a.get("weightVar"),
+                        weighted=bool(a["weighted"]))}
+
+
+def _compare_value(c, exp, act, args, mode):
+    c.value("value", exp["value"], act["value"])
+
+
+# =============================================================================
+# dRisk, dRiskRMD
+
+
+def _run_d_risk(fn, a, inputs, expected):
+    return {"value": fn(inputs["x"], inputs["xm"], **({"k": a["k"]} if "k" in a else {}))}
+
+
+def _d_risk_rmd_from_r(res, values, R):
+    out = res.value
+
+    def idx(v):  # R's 1-based indices (NULL: none) -> 0-based positions
+        return np.zeros(0, dtype=np.int64) if v is None else np.atleast_1d(np.asarray(v, dtype=np.int64)) - 1
+
+    num = lambda k: float("nan") if out[k] is None else float(out[k])  # noqa: E731
+    return DRiskRMDResult(risk1=num("risk1"), risk2=num("risk2"), wrisk1=num("wrisk1"), wrisk2=num("wrisk2"),
+                          index_risk1=idx(out["indexRisk1"]), index_risk2=idx(out["indexRisk2"]),
+                          riskvec1=_floats(out["riskvec1"]), riskvec2=_floats(out["riskvec2"]))
+
+
+def _run_d_risk_rmd(fn, a, inputs, expected):
+    # random_state=1: natively one draw of pysdc's MCD; through the bridge set.seed(1), as the stored seed 1
+    r = fn(inputs["x"], inputs["xm"], random_state=1, **{k: a[k] for k in ("k", "k2") if k in a})
+    return {f: getattr(r, f) for f in ("risk1", "risk2", "wrisk1", "wrisk2", "index_risk1", "index_risk2",
+                                       "riskvec1", "riskvec2")}
+
+
+def _idx(v) -> np.ndarray:
+    return np.atleast_1d(np.asarray(v, dtype=np.int64)).reshape(-1) - 1
+
+
+def _compare_d_risk_rmd(c, exp, act, args, mode):
+    by_seed = exp["by_seed"]
+    if mode != "native":  # the bridge ran set.seed(1): sdcMicro's seed-1 result exactly
+        bs = by_seed[0]
+        for f, rf in (("index_risk1", "indexRisk1"), ("index_risk2", "indexRisk2")):
+            if not np.array_equal(act[f], _idx(bs[rf])):
+                c.fail(f, f"{f} differs from sdcMicro's set.seed(1) result")
+        for f in ("risk1", "risk2", "wrisk1", "wrisk2"):
+            c.value(f, bs[f], act[f], CLOSED_FORM)
+        c.rows("", {**bs, "riskvec1": bs["riskvec1"], "riskvec2": bs["riskvec2"]}, act, ["riskvec1", "riskvec2"])
+        return
+    # natively: pysdc's MCD is its own random draw; compare with the spread of sdcMicro over ten seeds
+    need = int(np.ceil(tolerance_for("d_risk_rmd", "index_majority").rtol * len(by_seed)))
+    for f, rf in (("index_risk1", "indexRisk1"), ("index_risk2", "indexRisk2")):
+        same = sum(np.array_equal(act[f], _idx(bs[rf])) for bs in by_seed)
+        if same < need:
+            c.fail(f, f"{f} equals sdcMicro's in {same} of {len(by_seed)} seeds (need {need})")
+    tol = tolerance_for("d_risk_rmd", "seed_range")
+
+    def within(name, got, seeds):
+        lo, hi, med = seeds.min(axis=0), seeds.max(axis=0), np.median(seeds, axis=0)
+        margin = tol.rtol * (hi - lo) + tol.atol * np.abs(med)
+        bad = (got < lo - margin) | (got > hi + margin)
+        if bad.any():
+            c.fail(name, f"{int(bad.sum())} value(s) outside sdcMicro's seed range widened by the tolerance")
+        else:
+            # within the range: record the distance to the seed median (decided by the range, not by it)
+            c.value(f"{name} (seed median)", med, got, type(tol)(0.0, 1e300, tol.reason))
+
+    for f in ("risk1", "risk2", "wrisk1", "wrisk2"):
+        within(f, np.array([act[f]], dtype=float), np.array([[c.decode(bs[f])] for bs in by_seed], dtype=float))
+    n = len(act["riskvec1"])
+    rows = np.asarray(by_seed[0]["rows"], dtype=np.int64) if "rows" in by_seed[0] else np.arange(n)
+    for f in ("riskvec1", "riskvec2"):
+        seeds = np.vstack([np.atleast_1d(c.decode(bs[f])) for bs in by_seed])
+        within(f, np.asarray(act[f], dtype=float)[rows], seeds)
+
+
+# =============================================================================
 # the entries (report order)
 
 ENTRIES: tuple[Measure, ...] = (
@@ -222,5 +314,39 @@ ENTRIES: tuple[Measure, ...] = (
         from_r=_suda2_from_r,
         run_case=_run_suda2, compare_case=_compare_suda2,
         example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b", "s"]},
+    ),
+    Measure(
+        "k_anon_violations", "kAnon_violations", "risk", k_anon_violations, int,
+        arguments={"data": "obj", "key_vars": "keyVars", "k": "k", "w": "weightVar", "weighted": "weighted"},
+        fields={"(int)": "(numeric)"},
+        notes="sdcMicro's kAnon_violations(createSdcObj(data, keyVars, weightVar = w), weighted, k): k rounded "
+              "half to even; missing keys are wildcards.",
+        to_r=_k_anon_to_r,
+        run_case=_run_k_anon, compare_case=_compare_value,
+        example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "k": 3, "w": "w"},
+    ),
+    Measure(
+        "d_risk", "dRisk", "risk", d_risk, float,
+        arguments={"x": "obj", "xm": "xm", "k": "k"},
+        fields={"(float)": "(numeric)"},
+        defaults={"k": 0.05},
+        formals_of="dRiskWORK",
+        notes="intervals of k times the sd of xm around each masked value; columns paired by position.",
+        run_case=_run_d_risk, compare_case=_compare_value,
+        example=lambda: {**_loss_pair(), "k": 0.05},
+    ),
+    Measure(
+        "d_risk_rmd", "dRiskRMD", "risk", d_risk_rmd, DRiskRMDResult,
+        arguments={"x": "obj", "xm": "xm", "k": "k", "k2": "k2", "random_state": None},
+        fields={"risk1": "risk1", "risk2": "risk2", "wrisk1": "wrisk1", "wrisk2": "wrisk2",
+                "index_risk1": "indexRisk1", "index_risk2": "indexRisk2", "riskvec1": "riskvec1",
+                "riskvec2": "riskvec2"},
+        defaults={"k": 0.01, "k2": 0.05},
+        formals_of="dRiskRMDWORK",
+        notes="robust Mahalanobis distances (covMcd: random, seeded by random_state); index_risk* are 0-based.",
+        r_seed="random_state",
+        from_r=_d_risk_rmd_from_r,
+        run_case=_run_d_risk_rmd, compare_case=_compare_d_risk_rmd,
+        example=lambda: {**_loss_pair(n=60), "random_state": 1},
     ),
 )

@@ -48,12 +48,21 @@ def _bridge():
 
 def run(args) -> int:
     """Entry point of ``pysdc parity``; returns the exit status."""
+    bad = parity.unknown_functions(args.function)
+    if bad:
+        valid = ", ".join(f"{r} ({py})" for r, py in parity.FUNCTIONS.items())
+        print(f"pysdc: error: --function {bad[0]!r} is not a measure with stored sdcMicro cases; valid: {valid}.",
+              file=sys.stderr)
+        return 2
     if args.data:
         return _run_user_data(args)
     root = parity.reference_dir(args.reference_dir)
     if not (root / "outputs").is_dir():
-        print(f"pysdc parity: no stored reference corpus at {root} (r_reference/outputs); "
-              "run it from a source checkout or pass --reference-dir.", file=sys.stderr)
+        where = (f"{root}" if args.reference_dir else
+                 "next to the installed package or in the working directory or any of its parents")
+        print(f"pysdc: error: no stored reference corpus (r_reference/outputs) found {'at ' if args.reference_dir else ''}"
+              f"{where}; run pysdc parity inside a pysdc source checkout or pass --reference-dir "
+              "path/to/r_reference.", file=sys.stderr)
         return 2
     cases = parity.load_corpus(root, args.function)
     divs = parity.load_divergences(root)
@@ -66,20 +75,33 @@ def run(args) -> int:
             print(f"pysdc parity: --live needs the R bridge with sdcMicro: {why}", file=sys.stderr)
             return 2
         runs.append(("live", bridge))
-    for mode, impl in runs:
+    for i, (mode, impl) in enumerate(runs):
         outcomes = [parity.check_case(c, impl, root, divs, mode) for c in cases]
         summary = parity.summarize(outcomes)
         if not args.no_write:
             parity.write_reports(outcomes, args.output_dir, header, mode)
+        if i:
+            print()
         print(f"{mode}:")
         for fun, s in summary.items():
             print(f"  {fun:13s} {s['cases']:4d} cases  {s['passed']:4d} passed  {s['xfail']:3d} xfail  "
-                  f"{s['failed'] + s['xpass']:4d} failed  worst rel diff {fmt_diff(s['worst_rel_diff'])}")
+                  f"{s['failed'] + s['xpass']:4d} failed  {worst_text(s)}")
         if any(o.status in ("failed", "xpass") for o in outcomes):
             status = 1
     if not args.no_write:
         print(f"reports written to {args.output_dir}/")
     return status
+
+
+def worst_text(s: dict) -> str:
+    """The worst difference of the passed cases and which tolerance accepted it."""
+    decided = s.get("worst_decided_by")
+    if decided == "atol":
+        return (f"worst rel diff {fmt_diff(s['worst_rel_diff'])} (value near 0: abs diff "
+                f"{fmt_diff(s['worst_rel_abs_diff'])} <= atol {s['worst_tolerance']:g})")
+    if decided == "rtol":
+        return f"worst rel diff {fmt_diff(s['worst_rel_diff'])} (rtol {s['worst_tolerance']:g})"
+    return f"worst rel diff {fmt_diff(s['worst_rel_diff'])}"
 
 
 def _show(v) -> str:

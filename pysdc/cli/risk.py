@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from .._errors import InvalidParameterError
 from ..report import jsonable, risk_report, risk_text
@@ -65,6 +66,8 @@ def run(args, out) -> int:
     text = split_names(args.text, "--text")
     from .._io import read_header
 
+    if not path.lower().endswith((".parquet", ".pq")) and not Path(path).exists():
+        raise FileNotFoundError(f"DATA file {path!r} does not exist")
     header = read_header(path)
     for flag, cols in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
                        ("--categorical", categorical or []), ("--ordered", list(ordered)), ("--text", text or [])):

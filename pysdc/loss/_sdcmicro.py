@@ -360,7 +360,19 @@ def d_utility(
     * sdcMicro fails when ``x`` and ``xm`` have different numbers of rows; so
       does pysdc, with a clear message. sdcMicro matches columns by position;
       pysdc matches DataFrame columns by name (identical results when the
-      columns are in the same order).
+      columns are in the same order) and by position where one of the two is
+      a NumPy array (``d_utility(x_frame, xm_array)``).
+    * sdcMicro quirk with a **matrix** ``xm`` (its own help page does
+      ``xm <- addNoise(x)$xm``): its IL1 and IL1s take ``xm[[i]]``, a single
+      element, for column ``i``, so its numbers are meaningless there; pysdc
+      gives the column-wise value (what sdcMicro gives for a data.frame).
+    * Records are paired by position, as in sdcMicro: DataFrames whose
+      indexes differ get an :class:`~pysdc.AlignmentWarning` (align with
+      ``xm.loc[x.index]`` or ``reset_index(drop=True)``).
+    * Empty data: sdcMicro's IL1 and IL1s are 0 (a sum over no cells); pysdc
+      returns NaN with a :class:`DegenerateResultWarning`. A column with fewer
+      than two values has no sd (R's NA): IL1s drops its cells, as sdcMicro
+      does, with a warning.
 
     References
     ----------

@@ -21,6 +21,8 @@ from ._corpus import (
     load_divergences,
     load_input,
     reference_dir,
+    reference_dir_candidates,
+    unknown_functions,
 )
 from ._report import markdown, report_dict, write_reports
 from ._userdata import compare_on_data
@@ -32,6 +34,8 @@ __all__ = [
     "Outcome",
     "Comparer",
     "reference_dir",
+    "reference_dir_candidates",
+    "unknown_functions",
     "load_corpus",
     "corpus_header",
     "load_divergences",

@@ -188,7 +188,17 @@ def summarize(outcomes) -> dict:
         finite = [d for o in outs if o.status == "passed" for d in o.diffs]
         worst_abs = max((d.max_abs for d in finite), default=0.0)
         worst_rel = max((d.max_rel for d in finite), default=0.0)
+        # which tolerance accepted the worst relative difference: a value near 0 passes by its
+        # absolute tolerance with a large relative difference, which alone would read as a failure
+        worst = max(finite, key=lambda d: d.max_rel, default=None)
+        decided, tol = None, None
+        if worst is not None and worst.max_rel > 0:
+            by_rel = worst.max_rel <= worst.tolerance.rtol
+            decided = "rtol" if by_rel else "atol"
+            tol = worst.tolerance.rtol if by_rel else worst.tolerance.atol
         summary[fun] = {"python": FUNCTIONS[fun], "cases": len(outs), **counts,
                         "errors_expected": sum(o.case.expects_error for o in outs),
-                        "worst_abs_diff": worst_abs, "worst_rel_diff": worst_rel}
+                        "worst_abs_diff": worst_abs, "worst_rel_diff": worst_rel,
+                        "worst_decided_by": decided, "worst_tolerance": tol,
+                        "worst_rel_abs_diff": worst.max_abs if worst is not None else 0.0}
     return summary

@@ -13,7 +13,8 @@ import pandas as pd
 
 from .._registry import MEASURES
 
-__all__ = ["FUNCTIONS", "Case", "reference_dir", "load_corpus", "corpus_header", "load_divergences",
+__all__ = ["FUNCTIONS", "Case", "reference_dir", "reference_dir_candidates",
+           "unknown_functions", "load_corpus", "corpus_header", "load_divergences",
            "divergence_for", "decode", "case_inputs"]
 
 #: sdcMicro function -> pysdc function, in report order (the registry's measures with stored cases)
@@ -24,14 +25,27 @@ _SPECIAL = {"NA": math.nan, "NaN": math.nan, "Inf": math.inf, "-Inf": -math.inf}
 
 def reference_dir(path=None) -> Path:
     """The ``r_reference`` directory: ``path``, else the one next to the package in a source
-    checkout, else ``./r_reference`` in the working directory."""
+    checkout, else ``r_reference/`` in the working directory or the nearest parent that has one."""
     if path is not None:
         return Path(path)
+    for d in reference_dir_candidates():
+        if (d / "outputs").is_dir():
+            return d
+    return Path(__file__).resolve().parents[2] / "r_reference"
+
+
+def reference_dir_candidates() -> list[Path]:
+    """Where ``r_reference/`` is looked for: next to the package (a source checkout), then the
+    working directory and each of its parents (an installed pysdc run inside a checkout)."""
     here = Path(__file__).resolve().parents[2] / "r_reference"
-    if (here / "outputs").is_dir():
-        return here
-    cwd = Path.cwd() / "r_reference"
-    return cwd if (cwd / "outputs").is_dir() else here
+    cwd = Path.cwd().resolve()
+    return [here] + [d / "r_reference" for d in (cwd, *cwd.parents)]
+
+
+def unknown_functions(functions) -> list[str]:
+    """The names in ``functions`` that are neither an sdcMicro nor a pysdc name of a measure with stored cases."""
+    known = set(FUNCTIONS) | set(FUNCTIONS.values())
+    return [f for f in functions or [] if f not in known]
 
 
 @dataclass(frozen=True)
@@ -143,4 +157,7 @@ def case_inputs(case: Case, root: Path) -> dict:
         for k in ("x", "xm"):
             if k in out:
                 out[k] = out[k][cols]
+    for k in ("x", "xm"):  # a column selection per side (e.g. different variables in x and xm)
+        if case.inputs.get(f"{k}_columns") and k in out:
+            out[k] = out[k][list(case.inputs[f"{k}_columns"])]
     return out

@@ -58,11 +58,13 @@ def markdown(rep: dict) -> str:
     for fun, s in rep["summary"].items():
         failed = s["failed"] + s["xpass"]
         lines.append(f"| `{fun}` | `{s['python']}` | {s['cases']} | {s['passed']} | {s['xfail']} | {failed} | "
-                     f"{s['errors_expected']} | {fmt_diff(s['worst_abs_diff'])} | {fmt_diff(s['worst_rel_diff'])} |")
+                     f"{s['errors_expected']} | {fmt_diff(s['worst_abs_diff'])} | {fmt_diff(s['worst_rel_diff'])}"
+                     f"{' (atol)' if s.get('worst_decided_by') == 'atol' else ''} |")
     tot = {k: sum(s[k] for s in rep["summary"].values()) for k in ("cases", "passed", "xfail", "failed", "xpass")}
     lines += ["", f"**Total: {tot['cases']} cases, {tot['passed']} passed, {tot['xfail']} known divergences, "
               f"{tot['failed'] + tot['xpass']} failed.**", ""]
-    lines += ["Worst differences are over passed cases (relative ones where sdcMicro's value is not 0). "
+    lines += ["Worst differences are over passed cases (relative ones where sdcMicro's value is not 0; "
+              "\"(atol)\": the worst relative difference is at a value near 0 and within the absolute tolerance). "
               "\"sdcMicro errors\" are cases where sdcMicro stops "
               "(or returns NULL); pysdc passes them by raising `InvalidParameterError`.", ""]
     from .._tolerances import TOLERANCES

@@ -18,7 +18,8 @@ from .._errors import PysdcError
 from .._types import numeric_columns, r_class
 from ._format import jsonable
 
-__all__ = ["utility_report", "risk_report", "k_anonymity", "risk_distribution", "top_records", "MEASURE_INFO",
+__all__ = ["utility_report", "risk_report", "literature_measures", "LITERATURE_INFO", "threshold_note",
+           "k_anonymity", "risk_distribution", "top_records", "MEASURE_INFO",
            "RISK_BINS", "QUANTILES"]
 
 #: bins of the individual-risk histogram (the last one closed: [0.5, 1])
@@ -60,7 +61,7 @@ MEASURE_INFO = {
 
 def utility_report(x: pd.DataFrame, xm: pd.DataFrame, *, vars_: list | None = None, scales: dict | None = None,
                    random_state: int | None = None, original: dict | None = None, masked: dict | None = None,
-                   only_in: tuple = ([], []), run=_direct) -> dict:
+                   only_in: tuple = ([], []), run=_direct, literature: bool = True) -> dict:
     """Every information-loss measure of ``xm`` against ``x`` on the variables ``vars_``.
 
     ``run(where, fn, *args, **kwargs)`` calls a measure (the CLI passes one that collects
@@ -107,6 +108,7 @@ def utility_report(x: pd.DataFrame, xm: pd.DataFrame, *, vars_: list | None = No
         measures["robeigen"]["random_state"] = random_state
     measures["il_correl"] = _measure(run, "il_correl", numeric, lambda: _il_correl(x, xm, numeric))
     measures["il_variables"] = _measure(run, "il_variables", ilv, lambda: _il_variables(x, xm, ilv, scales))
+    literature = literature_measures(x, xm, vars_, numeric, run=run) if literature else None
 
     only_x, only_xm = only_in
     return {
@@ -126,8 +128,78 @@ def utility_report(x: pd.DataFrame, xm: pd.DataFrame, *, vars_: list | None = No
             "only_in_masked": list(only_xm),
         },
         "measures": measures,
-        "provenance": {name: f"sdcMicro's {info[0]}" for name, info in MEASURE_INFO.items()},
+        "literature": literature,
+        "provenance": {**{name: f"sdcMicro's {info[0]}" for name, info in MEASURE_INFO.items()},
+                       **{name: f"literature, not sdcMicro: {info[0]}" for name, info in LITERATURE_INFO.items()}},
     }
+
+
+#: the literature's information-loss measures the utility report adds (not sdcMicro's)
+LITERATURE_INFO = {
+    "il_continuous": ("Domingo-Ferrer, Mateo-Sanz & Torra 2001; Yancey, Winkler & Creecy 2002; Todorova",
+                      "continuous variables: GILCV (mean relative variation, %), Yancey, Winkler & Creecy's IL1 "
+                      "(mean per cell) and the discrepancy table (MSE, MAE, mean variation of X, means, "
+                      "covariances, correlations ...)."),
+    "il_categorical": ("direct comparison, CTBIL, EBIL (Domingo-Ferrer & Torra 2001)",
+                       "categorical variables: direct (share of changed values per variable), contingency-"
+                       "table loss normalised, entropy-based loss EBIL per variable."),
+    "hellinger": ("Hellinger distance (Todorova)",
+                  "distance between each variable's distributions in ORIGINAL and MASKED, 0 (same) to 1; "
+                  "GHD is their mean."),
+    "gsil": ("Todorova's general score of information loss",
+             "(EBIL% + GHD% + GILCV) / 3 over the parts that apply, with its band."),
+}
+
+
+def literature_measures(x: pd.DataFrame, xm: pd.DataFrame, vars_: list, numeric: list, *, run=_direct) -> dict:
+    """The literature's information-loss measures (not sdcMicro's) on the variables a report uses."""
+    categorical = [v for v in vars_ if v not in numeric and r_class(x[v]) in ("factor", "ordered", "character")
+                   and r_class(xm[v]) == r_class(x[v])]
+    both = numeric + [v for v in categorical if v not in numeric]
+    out = {
+        "il_continuous": _measure(run, "il_continuous", numeric, lambda: _il_continuous(x, xm, numeric)),
+        "il_categorical": _measure(run, "il_categorical", categorical,
+                                   lambda: _il_categorical(x, xm, categorical)),
+        "hellinger": _measure(run, "hellinger", both, lambda: _hellinger(x, xm, both)),
+        "gsil": _measure(run, "gsil", both, lambda: _gsil(x, xm, both)),
+    }
+    return {"note": "literature measures, not sdcMicro's (no sdcMicro counterpart; pysdc's own "
+                    "implementations, validated against the papers' worked examples)",
+            "variables": {"continuous": numeric, "categorical": categorical},
+            "measures": out}
+
+
+def _il_continuous(x, xm, cols):
+    from ..loss import il_continuous
+
+    r = il_continuous(x[cols], xm[cols])
+    table = {str(row): {str(c): float(v) for c, v in r.table.loc[row].items()} for row in r.table.index}
+    return {"value": float(r.gilcv), "gilcv": float(r.gilcv), "il1": float(r.il1), "table": table}
+
+
+def _il_categorical(x, xm, cols):
+    from ..loss import il_categorical
+
+    r = il_categorical(x[cols], xm[cols])
+    return {"value": float(r.ctbil_normalized),
+            "direct": {str(k): float(v) for k, v in r.direct.items()},
+            "ctbil_normalized": float(r.ctbil_normalized),
+            "ebil": {str(k): float(v) for k, v in r.ebil.items()}}
+
+
+def _hellinger(x, xm, cols):
+    from ..loss import hellinger
+
+    h = hellinger(x[cols], xm[cols])
+    return {"value": float(h.mean()), "ghd": float(h.mean()), "per_variable": {str(k): float(v) for k, v in h.items()}}
+
+
+def _gsil(x, xm, cols):
+    from ..loss import gsil
+
+    g = gsil(x[cols], xm[cols])
+    return {"value": float(g.value), "band": g.band, "applicable": list(g.applicable),
+            "parts": {str(k): float(v) for k, v in g.parts.items()}}
 
 
 def _d_utility(x, xm, cols, method, kw):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ._format import fmt as _fmt
 from ._format import text_table as _table
 from ._format import wrap as _wrap
+from ._model import LITERATURE_INFO as _LITERATURE_INFO
 from ._model import MEASURE_INFO as _MEASURE_INFO
 
 __all__ = ["utility_text", "risk_text"]
@@ -65,11 +66,54 @@ def utility_text(rep: dict) -> str:
         L.append("il_variables per variable (sum of distances / n; lambda is their mean)")
         rows = [[k, _fmt(val, 4), v["scales"].get(k, "")] for k, val in ilv["per_variable"].items()]
         L.append(_table(["variable", "contribution", "declared scale"], rows, right={1}))
+    lit = rep.get("literature")
+    if lit:
+        L.append("")
+        L.extend(_literature_text(lit))
     L.append("")
     L.append("What the numbers mean")
     for name in rep["measures"]:
         L.append(_wrap(f"{name}: {_MEASURE_INFO[name][1]}"))
+    if lit:
+        for name in lit["measures"]:
+            L.append(_wrap(f"{name} (literature, not sdcMicro): {_LITERATURE_INFO[name][1]}"))
     return "\n".join(L)
+
+
+def _literature_text(lit: dict) -> list[str]:
+    """The "literature measures (not sdcMicro)" section of the utility text."""
+    L = ["Literature measures (not sdcMicro): pysdc's own, no sdcMicro counterpart"]
+    m = lit["measures"]
+    rows = []
+    c = m["il_continuous"]
+    if c["status"] == "ok":
+        rows += [["il_continuous", "GILCV", _fmt(c["gilcv"]), "mean relative variation, %"],
+                 ["il_continuous", "IL1", _fmt(c["il1"]), "Yancey, Winkler & Creecy's IL1, mean per cell"]]
+    k = m["il_categorical"]
+    if k["status"] == "ok":
+        rows.append(["il_categorical", "CTBIL normalised", _fmt(k["ctbil_normalized"]), "contingency tables"])
+        rows += [["il_categorical", f"direct {v}", _fmt(val, 4), f"EBIL {_fmt(k['ebil'][v], 4)}"]
+                 for v, val in k["direct"].items()]
+    h = m["hellinger"]
+    if h["status"] == "ok":
+        rows.append(["hellinger", "GHD", _fmt(h["ghd"]), "mean over the variables"])
+        rows += [["hellinger", v, _fmt(val, 4), ""] for v, val in h["per_variable"].items()]
+    g = m["gsil"]
+    if g["status"] == "ok":
+        rows.append(["gsil", "GSIL", _fmt(g["value"]), f"band: {g['band'] or '-'} (parts: {', '.join(g['applicable'])})"])
+    if rows:
+        L.append(_table(["measure", "part", "value", "note"], rows, right={2}))
+    failed = [(n, r) for n, r in m.items() if r["status"] != "ok"]
+    for n, r in failed:
+        L.append(_wrap(f"{n}: {r['status']}: {r['error']}"))
+    if c["status"] == "ok":
+        L.append("")
+        L.append("il_continuous discrepancy table (rows: what is compared; columns: how)")
+        t = c["table"]
+        cols = list(next(iter(t.values())).keys()) if t else []
+        L.append(_table(["", *cols], [[r, *(_fmt(t[r][cc], 4) for cc in cols)] for r in t],
+                        right=set(range(1, len(cols) + 1))))
+    return L
 
 
 
