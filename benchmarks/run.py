@@ -112,6 +112,18 @@ TARGETS: list[Task] = [
     Task("measure_risk_w_hid", "measure_risk(5 keys, w, hid) | measure_risk(keyVars, w, hid)", 100),
     Task("ldiversity", 'ldiversity(5 keys, "sens") | ldiversity(keyVars, ldiv_index)', 5),
     Task("suda2", "suda2(5 keys) | suda2(dat, variables = keys)", 10),
+    Task("k_anon_violations", "k_anon_violations(5 keys, k=3) | kAnon_violations(createSdcObj(...), FALSE, 3)",
+         None),
+    Task("d_risk", "d_risk(x, xm) | dRisk(x, xm)", None),
+    Task(
+        "d_risk_rmd",
+        "d_risk_rmd(x, xm) | dRiskRMD(x, xm)",
+        50,
+        target_n=20_000,
+        max_n_r=20_000,
+        skip_reason="sdcMicro builds the full n x n distance matrix: ~60 s and 13.5 GB at 2e4 records",
+        scaling=2.0,
+    ),
     Task("mod_risk", 'mod_risk("~ k1 + ... + k5", w, bound=2) | modRisk(method="default", bound=2)', 5),
     # the literature's measures: no sdcMicro counterpart, so an absolute time target (issue 10)
     *(Task(name, label, None, max_n_r=0, skip_reason=NO_SDCMICRO, max_seconds=secs) for name, label, secs in (
@@ -303,6 +315,9 @@ def _python_tasks(f: dict) -> dict:
         "measure_risk_w_hid": plain(lambda: pysdc.measure_risk(dat, KEYS, w="w", hid="hid")),
         "ldiversity": plain(lambda: pysdc.ldiversity(dat, KEYS, ldiv_index="sens")),
         "suda2": plain(lambda: pysdc.suda2(dat, KEYS)),
+        "k_anon_violations": plain(lambda: pysdc.k_anon_violations(dat, KEYS, k=3)),
+        "d_risk": plain(lambda: pysdc.d_risk(x, xm)),
+        "d_risk_rmd": plain(lambda: pysdc.d_risk_rmd(x, xm, random_state=1)),
         "mod_risk": plain(lambda: pysdc.mod_risk(dat, "~ " + " + ".join(KEYS), w="w", bound=2)),
         "il_continuous": (wide_numeric, lambda st: pysdc.il_continuous(*st)),
         "il_categorical": (wide_categorical, lambda st: pysdc.il_categorical(*st, max_dim=2)),
