@@ -430,12 +430,12 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
     if method in ("IL1", "IL1s"):
         if X.shape[0] == 0:
             warnings.warn(
-                f"d_utility(method={method!r}) is NaN: x and xm have no records. (sdcMicro returns 0, the sum "
-                "over no cells; pysdc returns NaN so that an empty input is not read as no information loss.)",
+                f"d_utility(method={method!r}) is 0, as in sdcMicro (the sum over no cells), because x and xm "
+                "have no records: it does not mean that nothing was lost. Check the input.",
                 DegenerateResultWarning,
                 stacklevel=user_stacklevel(),
             )
-            return float("nan")
+            return 0.0
         if method == "IL1s":
             few = (~np.isnan(X)).sum(axis=0) < 2
             if few.any():
