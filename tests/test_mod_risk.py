@@ -19,6 +19,7 @@ import pytest
 import pysdc
 from pysdc._errors import DegenerateResultWarning, InvalidParameterError
 from pysdc._io import read_table
+from pysdc._registry._toolbox import _r_label
 from pysdc._tolerances import tolerance_for
 from pysdc.core.loglinear import ipf, poisson_glm, qr_least_squares
 from pysdc.risk._model import ModRiskResult, mod_risk
@@ -67,15 +68,6 @@ def run_case(args: dict, inputs: dict) -> ModRiskResult:
         inputs["data"], args["formulaM"], w=args["weights"], method=args["method"],
         bound=float(args.get("bound", math.inf)),
     )
-
-
-def _r_label(v) -> str:
-    """A level label as R's as.character prints it."""
-    if isinstance(v, (bool, np.bool_)):
-        return "TRUE" if v else "FALSE"
-    if isinstance(v, (float, np.floating)):
-        return f"{v:.15g}"
-    return str(v)
 
 
 def _compare_vector(name, series: pd.Series, exp: dict, tol):
