@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -18,11 +19,27 @@ _DEMO_KEYS = ("region", "urbrur", "sex", "age_group", "education")
 def add_parser(sub) -> None:
     r = sub.add_parser(
         "risk", help="re-identification risk of a file",
-        description="Individual, global and household re-identification risk (sdcMicro's measure_risk).",
+        description="Individual, global and household re-identification risk (sdcMicro's measure_risk), "
+                    "k-anonymity violations (kAnon_violations, k = 2, 3, 5; weighted too with --weight) and "
+                    "SUDA2 special uniques (suda2) on the key variables of DATA; with --numeric and --masked "
+                    "MASKED, the distance risk of the masked continuous variables (dRisk, dRiskRMD).",
     )
     r.add_argument("data", nargs="?", metavar="DATA", help="data file (.csv, .csv.gz, .parquet)")
     r.add_argument("--demo", action="store_true", help="use pysdc's demo data")
-    r.add_argument("--masked", action="store_true", help="with --demo: the masked demo data")
+    r.add_argument("--masked", nargs="?", const=True, default=None, metavar="MASKED",
+                   help="masked file for --numeric (same records in the same order as DATA). With --demo and "
+                        "no file: the key-variable risk is that of the demo's masked release; with --demo, "
+                        "--numeric always compares the demo data with its masked release")
+    r.add_argument("--masked-schema", metavar="S", help="schema JSON of MASKED (default: its sidecar, if any)")
+    r.add_argument("--numeric", metavar="A,B,C",
+                   help="continuous variables for dRisk and dRiskRMD of MASKED against DATA (needs --masked "
+                        "MASKED, or --demo)")
+    r.add_argument("--drisk-k", type=float, default=0.05, metavar="K",
+                   help="dRisk's interval half-width in standard deviations of MASKED (default 0.05)")
+    r.add_argument("--random-state", type=int, metavar="N",
+                   help="seed for dRiskRMD's random MCD subsets (default: a random draw)")
+    r.add_argument("--no-suda", action="store_true",
+                   help="skip SUDA2 (about 1 s per million records)")
     r.add_argument("--keys", metavar="A,B,C", help="key (quasi-identifying) variables")
     r.add_argument("--weight", metavar="W", help="sampling weight column")
     r.add_argument("--hid", metavar="H", help="household id column (household risk)")
@@ -30,7 +47,8 @@ def add_parser(sub) -> None:
                    help="maximum global risk the threshold is computed for, in (0, 1) (default 0.01)")
     r.add_argument("--alpha", type=float, default=1.0, metavar="A",
                    help="weight of missing key values as wildcards, in [0, 1] (default 1)")
-    r.add_argument("--top", type=int, default=10, metavar="N", help="show the N riskiest records (default 10)")
+    r.add_argument("--top", type=int, default=10, metavar="N",
+                   help="show the N riskiest records, by individual risk and by SUDA score (default 10)")
     r.add_argument("--schema", metavar="S", help="schema JSON of DATA (default: its sidecar, if any)")
     add_type_flags(r)
     r.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -44,23 +62,40 @@ def run(args, out) -> int:
             raise UsageError("give either --demo or the file DATA, not both.")
         from ..datasets import demo_path
 
+        if isinstance(args.masked, str):
+            raise UsageError("with --demo, --masked takes no file: it selects the demo's masked release (and "
+                             "--numeric always compares the demo data with it).")
         path = str(demo_path(bool(args.masked)))
         shown = f"{demo_path(bool(args.masked)).name} (pysdc's demo data)"
+        masked_path = str(demo_path(True)) if args.numeric else None
+        x_path = str(demo_path(False))
+        masked_shown = f"{demo_path(True).name} (pysdc's demo data)"
         keys = split_names(args.keys, "--keys") or list(_DEMO_KEYS)
         weight = args.weight if args.weight is not None else "weight"
         hid = args.hid if args.hid is not None else "hid"
     else:
         if not args.data:
             raise UsageError("risk needs a file DATA (or --demo).")
-        if args.masked:
-            raise UsageError("--masked only goes with --demo.")
+        if args.masked is True:
+            raise UsageError("--masked needs a file MASKED (without a file it only goes with --demo).")
+        if args.numeric is None and args.masked is not None:
+            raise UsageError("--masked MASKED needs the continuous variables to compare: --numeric a,b.")
+        if args.numeric is not None and args.masked is None:
+            raise UsageError("--numeric needs the masked file: --masked MASKED (or --demo).")
         path = shown = args.data
+        masked_path = masked_shown = args.masked
+        x_path = path
         keys = split_names(args.keys, "--keys")
         if keys is None:
             raise UsageError("risk needs the key variables: --keys a,b,c.")
         weight, hid = args.weight, args.hid
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more; got {args.top}.")
+    if not math.isfinite(args.drisk_k):
+        raise UsageError(f"--drisk-k must be a finite number; got {args.drisk_k}.")
+    if args.random_state is not None and args.random_state < 0:
+        raise UsageError(f"--random-state must be 0 or more; got {args.random_state}.")
+    numeric = split_names(args.numeric, "--numeric")
     categorical = split_names(args.categorical, "--categorical")
     ordered = parse_ordered(args.ordered)
     text = split_names(args.text, "--text")
@@ -70,7 +105,8 @@ def run(args, out) -> int:
         raise FileNotFoundError(f"DATA file {path!r} does not exist")
     header = read_header(path)
     for flag, cols in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
-                       ("--categorical", categorical or []), ("--ordered", list(ordered)), ("--text", text or [])):
+                       ("--categorical", categorical or []), ("--ordered", list(ordered)), ("--text", text or []),
+                       ("--numeric", numeric if numeric and x_path == path else [])):
         miss = [c for c in cols if c not in header]
         if miss:
             from .._io import separator_hint
@@ -79,11 +115,20 @@ def run(args, out) -> int:
                 f"{flag} names column(s) {miss} that DATA does not have; its columns are {header[:20]}"
                 f"{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
             )
-    needed = [*keys, weight, hid, *(categorical or []), *ordered]
+    numeric_in_data = numeric if numeric and x_path == path else []
+    needed = [*keys, weight, hid, *(categorical or []), *ordered, *numeric_in_data]
     data = load(path, args.schema, "DATA", ws, args.na, columns=read_columns(path, needed), text=text)
     data = declare(data, "DATA", categorical, ordered)
+    x = xm = masked = None
+    if numeric:
+        x = data if x_path == path else load(x_path, None, "ORIGINAL", ws, args.na, columns=numeric,
+                                                flag="--numeric")
+        xm = _load_masked(masked_path, args, numeric, ws, len(x))
+        masked = {"path": masked_shown}
     report = risk_report(data, keys, w=weight, hid=hid, max_global_risk=args.max_global_risk, alpha=args.alpha,
-                         top=args.top, source={"path": shown, "n_columns": len(header)}, run=ws.run)
+                         top=args.top, source={"path": shown, "n_columns": len(header)}, run=ws.run,
+                         suda=not args.no_suda, numeric=numeric, x=x, xm=xm, masked=masked,
+                         drisk_k=args.drisk_k, random_state=args.random_state)
     report["warnings"] = ws.as_json()
     if args.json:
         print(json.dumps(jsonable(report), indent=2, allow_nan=False), file=out)
@@ -94,3 +139,17 @@ def run(args, out) -> int:
             print(file=sys.stderr)
         ws.emit(sys.stderr)
     return 0
+
+
+def _load_masked(masked_path: str, args, numeric: list, ws: Warnings, n: int):
+    """The --numeric columns of MASKED, checked to hold as many records as DATA."""
+    if not masked_path.lower().endswith((".parquet", ".pq")) and not Path(masked_path).exists():
+        raise FileNotFoundError(f"MASKED file {masked_path!r} does not exist")
+    xm = load(masked_path, args.masked_schema, "MASKED", ws, args.na, columns=numeric, flag="--numeric")
+    if xm.shape[0] != n:
+        raise InvalidParameterError(
+            f"DATA has {n} records but MASKED has {xm.shape[0]}; dRisk and dRiskRMD compare record by record "
+            "(row i of one file with row i of the other), so both files must hold the same records in the "
+            "same order."
+        )
+    return xm

@@ -27,6 +27,26 @@ def _rows(rep: dict) -> tuple[str, list[tuple[str, str, str]]]:
                  ("household: global risk (%)", fmt(h["risk_pct"], 4), prov.get("household", ""))]
     rows += [("records violating 2-anonymity", str(k["fk_lt_2"]), prov.get("k_anonymity", "")),
              ("records violating 3-anonymity", str(k["fk_lt_3"]), prov.get("k_anonymity", ""))]
+    for v in k.get("violations") or []:
+        src = prov.get("k_anonymity.violations", "")
+        rows.append((f"records with fk < {v['k']}", str(v["unweighted"]), src))
+        if v["weighted"] is not None:
+            rows.append((f"records with Fk < {v['k']} (weighted)", str(v["weighted"]), src))
+    su = rep.get("suda2")
+    if su and su.get("status") == "ok":
+        d = su["dis_score"]
+        rows += [("SUDA2: records with a DIS-SUDA score > 0", str(d["n_positive"]), prov.get("suda2.dis_score", "")),
+                 ("SUDA2: highest DIS-SUDA score", fmt(d["quantiles"].get("100%")), prov.get("suda2.dis_score", ""))]
+        rows += [(f"SUDA2: contribution of {var} (%)", fmt(c, 4), prov.get("suda2.attribute_contributions", ""))
+                 for var, c in su["attribute_contributions"].items()]
+    dr = rep.get("distance")
+    if dr:
+        if dr["d_risk"]["status"] == "ok":
+            rows.append(("dRisk", fmt(dr["d_risk"]["value"]), prov.get("distance.d_risk", "")))
+        m = dr["d_risk_rmd"]
+        if m["status"] == "ok":
+            rows += [(f"dRiskRMD {f}", fmt(m[f]), prov.get("distance.d_risk_rmd", ""))
+                     for f in ("risk1", "risk2", "wrisk1", "wrisk2")]
     return "Re-identification risk", rows
 
 

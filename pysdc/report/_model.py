@@ -20,7 +20,8 @@ from ._format import jsonable
 
 __all__ = ["utility_report", "risk_report", "literature_measures", "LITERATURE_INFO", "threshold_note",
            "k_anonymity", "risk_distribution", "top_records", "MEASURE_INFO",
-           "RISK_BINS", "QUANTILES"]
+           "RISK_BINS", "QUANTILES", "k_anon_table", "suda2_summary", "distance_risk", "K_ANON_KS",
+           "SUDA_QUANTILES"]
 
 #: bins of the individual-risk histogram (the last one closed: [0.5, 1])
 RISK_BINS = (0.0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -261,8 +262,14 @@ def k_anonymity(fk: np.ndarray) -> dict:
 
 
 def risk_report(data: pd.DataFrame, keys: list, *, w=None, hid=None, max_global_risk: float = 0.01,
-                alpha: float = 1.0, top: int = 10, source: dict | None = None, run=_direct) -> dict:
-    """measure_risk and its summaries (k-anonymity, distribution, riskiest records) of ``data``."""
+                alpha: float = 1.0, top: int = 10, source: dict | None = None, run=_direct,
+                suda: bool = True, numeric: list | None = None, x=None, xm=None, masked: dict | None = None,
+                drisk_k: float = 0.05, random_state: int | None = None) -> dict:
+    """measure_risk and its summaries (k-anonymity, distribution, riskiest records) of ``data``, then the
+    risk toolbox: SUDA2 (unless ``suda`` is false), kAnon_violations for k = 2, 3, 5 (weighted too when
+    there is a weight ``w``) and, with ``numeric`` variables, dRisk and dRiskRMD of ``xm`` against ``x``
+    (default: ``data``; the same records in the same order).
+    """
     from .. import measure_risk
 
     res = run("measure_risk", measure_risk, data, keys, w=w, hid=hid, max_global_risk=max_global_risk, alpha=alpha)
@@ -290,13 +297,111 @@ def risk_report(data: pd.DataFrame, keys: list, *, w=None, hid=None, max_global_
             "risk": res.hier_risk,
             "risk_pct": res.hier_risk_pct,
         },
-        "k_anonymity": k_anonymity(ind["fk"]),
+        "k_anonymity": {**k_anonymity(ind["fk"]),
+                        "violations": k_anon_table(data, keys, w=w, run=run)},
         "individual_risk": risk_distribution(risk),
         "top": top_records(data, ind, keys, top),
+        "suda2": (suda2_summary(data, keys, top=top, run=run) if suda
+                  else {"status": "skipped", "error": "not computed (--no-suda)"}),
+        "distance": (None if not numeric else
+                     distance_risk(data if x is None else x, xm, numeric, k=drisk_k, random_state=random_state,
+                                   masked=masked, run=run)),
         "provenance": {"global": "sdcMicro's measure_risk", "household": "sdcMicro's measure_risk",
                        "k_anonymity": "pysdc, from sdcMicro's fk",
+                       "k_anonymity.violations": "sdcMicro's kAnon_violations",
                        "individual_risk": "pysdc's summary of sdcMicro's individual risks",
-                       "top": "pysdc's selection of sdcMicro's individual risks"},
+                       "top": "pysdc's selection of sdcMicro's individual risks",
+                       "suda2.attribute_contributions": "sdcMicro's suda2 (attribute_contributions)",
+                       "suda2.dis_score": "pysdc's summary (quantiles, shares) of sdcMicro's suda2 DIS-SUDA "
+                                          "scores",
+                       "suda2.top": "pysdc's selection of sdcMicro's suda2 scores",
+                       "distance.d_risk": "sdcMicro's dRisk",
+                       "distance.d_risk_rmd": "sdcMicro's dRiskRMD (its MCD draws random subsets: pysdc's "
+                                              "draw, fixed by --random-state, not R's)"},
+    }
+
+
+#: the k of the k-anonymity violation table
+K_ANON_KS = (2, 3, 5)
+#: quantiles of the DIS-SUDA scores
+SUDA_QUANTILES = (0.5, 0.75, 0.9, 0.95, 0.99, 1.0)
+
+
+def k_anon_table(data: pd.DataFrame, keys: list, *, w=None, run=_direct) -> list[dict]:
+    """sdcMicro's kAnon_violations for k = 2, 3, 5: unweighted (fk < k) and, with a weight, weighted (Fk < k)."""
+    from .. import k_anon_violations
+
+    n = len(data)
+    rows = []
+    for k in K_ANON_KS:
+        u = int(run("kAnon_violations", k_anon_violations, data, keys, k=k))
+        wt = None if w is None else int(run("kAnon_violations", k_anon_violations, data, keys, k=k, w=w,
+                                            weighted=True))
+        rows.append({"k": k, "unweighted": u, "unweighted_share": u / n if n else None,
+                     "weighted": wt, "weighted_share": None if wt is None or not n else wt / n})
+    return rows
+
+
+def suda2_summary(data: pd.DataFrame, keys: list, *, top: int = 10, run=_direct) -> dict:
+    """sdcMicro's suda2 on the key variables, summarised: the DIS-SUDA distribution, the records with the
+    highest SUDA scores, each key's contribution (sdcMicro's ``attribute_contributions``)."""
+    from .. import suda2
+
+    def compute():
+        r = run("suda2", suda2, data, keys)
+        score = np.asarray(r.score, dtype=np.float64)
+        dis = np.asarray(r.dis_score, dtype=np.float64)
+        n = score.size
+        ok = dis[~np.isnan(dis)]
+        q = {f"{int(round(p * 100))}%": (float(np.quantile(ok, p)) if ok.size else None) for p in SUDA_QUANTILES}
+        order = np.lexsort((-np.nan_to_num(dis, nan=-np.inf), -score))[:top] if top else np.array([], int)
+        order = order[score[order] > 0]
+        keyvals = data[keys].iloc[order]
+        top_rows = []
+        for j, pos in enumerate(order):
+            row = {"record": int(pos) + 1}
+            row.update({k: jsonable(keyvals.iat[j, i]) for i, k in enumerate(keys)})
+            row.update({"score": float(score[pos]), "dis_score": float(dis[pos])})
+            top_rows.append(row)
+        ac = r.attribute_contributions
+        return {
+            "key_vars": list(keys),
+            "dummy_keys": max(0, 3 - len(keys)),
+            "dis_fraction": float(r.dis_fraction),
+            "missing": -999,
+            "original_scores": bool(r.original_scores),
+            "score": {"n_positive": int(np.sum(score > 0)), "share_positive": float(np.mean(score > 0)) if n else None,
+                      "max": float(score.max()) if n else None},
+            "dis_score": {"quantiles": q, "mean": float(ok.mean()) if ok.size else None,
+                          "n_positive": int(np.sum(ok > 0)), "share_positive": float(np.sum(ok > 0) / n) if n else None,
+                          "n_missing": int(n - ok.size)},
+            "attribute_contributions": {str(v): float(c) for v, c in zip(ac["variable"], ac["contribution"])},
+            "top": top_rows,
+        }
+
+    return _measure(_direct, "suda2", list(keys), compute)
+
+
+def distance_risk(x: pd.DataFrame, xm: pd.DataFrame, numeric: list, *, k: float = 0.05,
+                  random_state: int | None = None, masked: dict | None = None, run=_direct) -> dict:
+    """sdcMicro's dRisk and dRiskRMD of ``xm`` against ``x`` on the ``numeric`` variables (records paired
+    by position)."""
+    from .. import d_risk, d_risk_rmd
+
+    def rmd():
+        kw = {} if random_state is None else {"random_state": random_state}
+        r = run("dRiskRMD", d_risk_rmd, x[numeric], xm[numeric], **kw)
+        return {"value": float(r.risk1), "risk1": float(r.risk1), "risk2": float(r.risk2),
+                "wrisk1": float(r.wrisk1), "wrisk2": float(r.wrisk2),
+                "n_risk1": int(len(r.index_risk1)), "n_risk2": int(len(r.index_risk2)),
+                "k": 0.01, "k2": 0.05, "random_state": random_state}
+
+    return {
+        "variables": list(numeric),
+        "masked": {**(masked or {}), "n_records": int(xm.shape[0])},
+        "d_risk": _measure(_direct, "dRisk", numeric,
+                           lambda: {"value": float(run("dRisk", d_risk, x[numeric], xm[numeric], k=k)), "k": k}),
+        "d_risk_rmd": _measure(_direct, "dRiskRMD", numeric, rmd),
     }
 
 

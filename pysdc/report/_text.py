@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._format import MAX_WIDTH as _MAX_WIDTH
 from ._format import fmt as _fmt
 from ._format import text_table as _table
 from ._format import wrap as _wrap
@@ -129,7 +130,7 @@ def risk_text(rep: dict) -> str:
     d, g, k = rep["data"], rep["global"], rep["k_anonymity"]
     n = d["n_records"]
     L.append("Re-identification risk (sdcMicro's measure_risk)")
-    L.append(f"  DATA      {d['path']}  ({n} records)")
+    L.extend(_path_line("DATA", d["path"], f"({n} records)"))
     L.append(f"  keys      {', '.join(rep['key_vars'])}")
     L.append(f"  weight    {rep['weight'] or 'none (sample = population: risk = 1/fk)'}")
     L.append(f"  household {rep['hid'] or 'none'}")
@@ -153,13 +154,26 @@ def risk_text(rep: dict) -> str:
     def share(c, s):
         return f"{c} ({_fmt(100 * s, 3)} %)" if s is not None else str(c)
 
-    rows += [
-        ["records violating 2-anonymity", share(k["fk_lt_2"], k["share_fk_lt_2"]), "fk < 2: unique in the sample"],
-        ["records violating 3-anonymity", share(k["fk_lt_3"], k["share_fk_lt_3"]), "fk < 3"],
-    ]
+    viol = k.get("violations")
+    if not viol:  # a report without sdcMicro's kAnon_violations table: the counts from fk
+        rows += [
+            ["records violating 2-anonymity", share(k["fk_lt_2"], k["share_fk_lt_2"]),
+             "fk < 2: unique in the sample"],
+            ["records violating 3-anonymity", share(k["fk_lt_3"], k["share_fk_lt_3"]), "fk < 3"],
+        ]
     L.append(_table(["measure", "value", "meaning"], rows, right={1}))
     if g.get("threshold_note"):
         L.append(_wrap(f"threshold {g['threshold_note']}."))
+    if viol:
+        L.append("")
+        L.append("k-anonymity violations (sdcMicro's kAnon_violations; missing key values match any value)")
+        weighted = any(v["weighted"] is not None for v in viol)
+        rows = [[f"{v['k']}-anonymity", share(v["unweighted"], v["unweighted_share"])]
+                + ([share(v["weighted"], v["weighted_share"])] if weighted else []) for v in viol]
+        head = ["violated", "records with fk < k"] + (["records with Fk < k (weighted)"] if weighted else [])
+        L.append(_table(head, rows, right=set(range(1, len(head)))))
+        if not weighted:
+            L.append(_wrap("no weight: the weighted count (estimated population frequency Fk < k) needs --weight."))
     dist = rep["individual_risk"]
     L.append("")
     L.append("Individual risk: distribution")
@@ -184,9 +198,103 @@ def risk_text(rep: dict) -> str:
                 for r in rep["top"]]
         right = {i for i, c in enumerate(cols) if c in ("record", "fk", "Fk", "risk", "hier_risk")}
         L.append(_table(cols, rows, right=right))
+    su = rep.get("suda2")
+    if su is not None:
+        L.append("")
+        L.extend(_suda_text(su, warned=bool(_warned(rep, "suda2"))))
+        L.extend(_warned(rep, "suda2"))
+    dist_ = rep.get("distance")
+    if dist_ is not None:
+        L.append("")
+        L.extend(_distance_text(dist_))
+        L.extend(_warned(rep, "dRisk", "dRiskRMD"))
     L.append("")
     L.append("What the numbers mean")
     L.append(_wrap("fk: records in the sample with the same key values; Fk: their estimated number in the "
                    "population (sum of weights); risk: probability that the record is re-identified "
                    "(sdcMicro's indivRisk, approx method). Missing key values match any value."))
+    if su is not None and su["status"] == "ok":
+        L.append(_wrap("SUDA score: how special a record is, from its minimal sample uniques (the smallest "
+                       "sets of keys on which it is unique; smaller sets weigh more); DIS-SUDA: the score "
+                       "turned into a probability-like risk of a correct match (sampling fraction "
+                       f"{_fmt(su['dis_fraction'])}). 0 = no minimal sample unique."))
+    if dist_ is not None:
+        L.append(_wrap("dRisk: share of records whose original values all lie within +- k sd(MASKED) of the "
+                       "masked values. dRiskRMD risk1: share of records with some masked value inside an "
+                       "interval around the original scaled by the robust Mahalanobis distance; risk2: of "
+                       "those, the ones with no other masked record nearby; wrisk: weighted by the distances."))
     return "\n".join(L)
+
+
+def _path_line(label: str, path: str, note: str) -> list[str]:
+    """``  LABEL     path  (note)``; the note on a line of its own where the path is long."""
+    line = f"  {label:<9} {path}  {note}"
+    return [line] if len(line) <= _MAX_WIDTH else [f"  {label:<9} {path}", f"  {'':<9} {note}"]
+
+
+def _warned(rep: dict, *where: str) -> list[str]:
+    """The warnings a section's measures gave (also printed on stderr), as wrapped lines."""
+    return [_wrap(f"warning ({', '.join(w['where'])}): {w['message']}")
+            for w in rep.get("warnings") or [] if set(w["where"]) & set(where)]
+
+
+def _suda_text(su: dict, warned: bool = False) -> list[str]:
+    """The SUDA2 section of the risk text."""
+    L = ["SUDA2 special uniques on the key variables (sdcMicro's suda2)"]
+    if su["status"] != "ok":
+        L.append(_wrap(f"suda2: {su['status']}: {su['error']}"))
+        return L
+    if su["dummy_keys"] and not warned:  # else the warning itself follows the section
+        L.append(_wrap(f"warning: {len(su['key_vars'])} key variable(s): sdcMicro adds {su['dummy_keys']} constant "
+                       "dummy variable(s) and warns that the result might be wrong; these are sdcMicro's "
+                       "numbers all the same."))
+    s, d = su["score"], su["dis_score"]
+    pct = lambda v: "-" if v is None else _fmt(100 * v, 3) + " %"  # noqa: E731
+    L.append(f"  records with a SUDA score > 0:     {s['n_positive']} ({pct(s['share_positive'])}); "
+             f"highest score {_fmt(s['max'])}")
+    L.append(f"  records with a DIS-SUDA score > 0: {d['n_positive']} ({pct(d['share_positive'])})"
+             + (f"; {d['n_missing']} NaN (as in sdcMicro)" if d["n_missing"] else ""))
+    L.append("")
+    L.append("  DIS-SUDA scores: distribution (pysdc's summary of sdcMicro's scores)")
+    q = d["quantiles"]
+    L.append(_table(list(q.keys()) + ["mean"], [[_fmt(v, 4) for v in q.values()] + [_fmt(d["mean"], 4)]],
+                    right=set(range(len(q) + 1)), indent="    "))
+    L.append("")
+    L.append("  Contribution of each key to the total SUDA score, % (sdcMicro's attribute_contributions;")
+    L.append("  a key takes part in many minimal sample uniques, so they can add up to more than 100)")
+    rows = [[v, _fmt(c, 4)] for v, c in su["attribute_contributions"].items()]
+    L.append(_table(["variable", "contribution"], rows, right={1}, indent="    "))
+    if su["top"]:
+        L.append("")
+        L.append(f"  Highest SUDA scores (top {len(su['top'])}; record = 1-based row number)")
+        cols = list(su["top"][0].keys())
+        rows = [[_fmt(r[c], 4) if c in ("score", "dis_score") else _fmt(r[c]) for c in cols] for r in su["top"]]
+        right = {i for i, c in enumerate(cols) if c in ("record", "score", "dis_score")}
+        L.append(_table(cols, rows, right=right, indent="    "))
+    return L
+
+
+def _distance_text(dr: dict) -> list[str]:
+    """The dRisk / dRiskRMD section of the risk text."""
+    L = ["Distance risk of the masked continuous variables (sdcMicro's dRisk, dRiskRMD)"]
+    L.extend(_path_line("MASKED", dr["masked"].get("path", "-"),
+                        f"({dr['masked']['n_records']} records, paired with DATA by position)"))
+    L.append(_wrap("variables: " + ", ".join(dr["variables"])))
+    rows = []
+    d = dr["d_risk"]
+    if d["status"] == "ok":
+        rows.append(["dRisk", _fmt(d["value"]), f"k = {_fmt(d['k'])} (--drisk-k)"])
+    m = dr["d_risk_rmd"]
+    if m["status"] == "ok":
+        rs = m["random_state"]
+        seed = f"random_state={rs}" if rs is not None else "random MCD draw (--random-state fixes it)"
+        rows += [["dRiskRMD risk1", _fmt(m["risk1"]), f"{m['n_risk1']} records flagged; k = {_fmt(m['k'])}"],
+                 ["dRiskRMD risk2", _fmt(m["risk2"]), f"{m['n_risk2']} records flagged; k2 = {_fmt(m['k2'])}"],
+                 ["dRiskRMD wrisk1", _fmt(m["wrisk1"]), seed],
+                 ["dRiskRMD wrisk2", _fmt(m["wrisk2"]), ""]]
+    if rows:
+        L.append(_table(["measure", "value", "note"], rows, right={1}))
+    for name, r in (("dRisk", d), ("dRiskRMD", m)):
+        if r["status"] != "ok":
+            L.append(_wrap(f"{name}: {r['status']}: {r['error']}"))
+    return L
