@@ -2,9 +2,13 @@
 # robeigen depends on R's random number stream (robustbase::covMcd draws random
 # subsets): its value is stored for set.seed(k), k = 1..10, so a tolerance can be
 # judged against sdcMicro's own spread.
+# Cases with "xm_matrix": true under "inputs" hand xm to sdcMicro as a numeric matrix
+# (as.matrix(), after the column selection), as its help page does with addNoise(x)$xm:
+# IL1/IL1s then read xm[[i]], a single element, for column i (a known divergence).
 source("serialize.R")
 ref_generate("dUtility", "generate_dUtility.R", function(case) {
   p <- ref_pair(case)
+  if (isTRUE(case$inputs$xm_matrix)) p$xm <- as.matrix(p$xm)
   method <- case$args$method
   if (identical(method, "robeigen")) {
     vals <- vapply(1:10, function(k) {

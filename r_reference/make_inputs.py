@@ -456,6 +456,26 @@ def cases_dutility(t):
           {"method": "IL2"}, ["error", "unknown-method"])
     _case(c, "dUtility:num_mixed:num_mixed_m:IL1s:factor-columns", {"x": "num_mixed.csv.gz", "xm": "num_mixed_m.csv.gz"},
           {"method": "IL1s"}, ["non-numeric-columns"])
+    # xm passed to sdcMicro as a numeric *matrix* (as its own help page does with addNoise(x)$xm):
+    # the flag "xm_matrix": true sits under "inputs" (it says how a stored input is handed over, not
+    # an sdcMicro argument); generate_dUtility.R does xm <- as.matrix(xm) (after the column selection)
+    # and pysdc's parity runner passes xm as a NumPy array. sdcMicro's IL1/IL1s then read xm[[i]], one
+    # element, for column i (a known divergence); eigen/robeigen scale() the matrix as a data.frame.
+    # Appended after every other case, method by method, so the earlier cases keep their positions.
+    matrix_pairs = [
+        ("num200", "num200__addnoise50", None, ["integer-columns"]),
+        ("num1000", "num1000__addnoise50", None, []),
+        ("demo", "demo__addnoise50", DEMO_NUM, ["demo", "na-both", "zeros"]),
+    ]
+    for meth in methods:
+        for x, xm, cols, tags in matrix_pairs:
+            inputs = {"x": f"{x}.csv.gz", "xm": f"{xm}.csv.gz", "xm_matrix": True}
+            cid = f"dUtility:{x}:{xm}:{meth}"
+            if cols:
+                inputs["columns"] = cols
+                cid += f":{'-'.join(cols)}"
+            _case(c, f"{cid}:xm-matrix", inputs, {"method": meth},
+                  tags + ["sdcmicro-masked", "xm-matrix", f"method-{meth}"])
     return c
 
 

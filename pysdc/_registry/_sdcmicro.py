@@ -20,7 +20,7 @@ from .._results import (
     MeasureRiskResult,
 )
 from .._tolerances import CLOSED_FORM, tolerance_for
-from .._validation import RandomState, user_stacklevel
+from .._validation import FROM_ARRAY, RandomState, user_stacklevel
 from ..loss import d_utility, il_correl, il_variables
 from ..risk import freq_calc, indiv_risk, ldiversity, measure_risk
 from ._measure import Measure, _decode, _floats, _loss_pair, _lst, _num, _risk_frame
@@ -43,6 +43,20 @@ def _d_utility_from_r(res, values, R):
         value = float("nan")
     x = values["x"]
     return DUtilityResult(value=float(value), method=method, n=int(x.shape[0]), n_vars=int(x.shape[1]))
+
+
+def _d_utility_to_r(values, R):
+    """Send ``xm`` given as a NumPy array as an R matrix, as a user of sdcMicro would hand it over.
+
+    sdcMicro's IL1/IL1s then read ``xm[[i]]`` -- one element -- for column ``i`` (its quirk, kept:
+    the bridge returns sdcMicro's number); ``x`` stays a data.frame, the only table dUtility
+    dispatches on.
+    """
+    kwargs = {"obj": values["x"], "xm": values["xm"], "method": values["method"]}
+    xm = values["xm"]
+    if isinstance(xm, pd.DataFrame) and xm.attrs.get(FROM_ARRAY):
+        kwargs["xm"] = xm.to_numpy(dtype=np.float64, na_value=np.nan)
+    return "dUtility", kwargs, False
 
 
 def _run_d_utility(fn, a, inputs, expected):
@@ -285,7 +299,7 @@ ENTRIES: tuple[Measure, ...] = (
             "use the native pysdc.d_utility(..., average=True), or average=False here."))},
         r_params={"random_state": RandomState(generator=False, note="The R bridge seeds R's set.seed with it.")},
         r_seed="random_state",
-        from_r=_d_utility_from_r,
+        to_r=_d_utility_to_r, from_r=_d_utility_from_r,
         run_case=_run_d_utility, compare_case=_compare_d_utility,
         example=lambda: {**_loss_pair(), "method": "IL1s"},
     ),

@@ -365,7 +365,10 @@ def d_utility(
     * sdcMicro quirk with a **matrix** ``xm`` (its own help page does
       ``xm <- addNoise(x)$xm``): its IL1 and IL1s take ``xm[[i]]``, a single
       element, for column ``i``, so its numbers are meaningless there; pysdc
-      gives the column-wise value (what sdcMicro gives for a data.frame).
+      gives the column-wise value (what sdcMicro gives for a data.frame) --
+      a known divergence listed in the parity report. The R bridge sends an
+      array ``xm`` as an R matrix, so ``pysdc.r.d_utility`` returns sdcMicro's
+      matrix number.
     * Records are paired by position, as in sdcMicro: DataFrames whose
       indexes differ get an :class:`~pysdc.AlignmentWarning` (align with
       ``xm.loc[x.index]`` or ``reset_index(drop=True)``).

@@ -150,7 +150,11 @@ def load_input(root: Path, name: str) -> pd.DataFrame:
 
 
 def case_inputs(case: Case, root: Path) -> dict:
-    """The case's stored inputs as frames: ``x``/``xm`` (restricted to ``columns``), ``data``, ..."""
+    """The case's stored inputs as frames: ``x``/``xm`` (restricted to ``columns``), ``data``, ...
+
+    ``xm`` is a float NumPy array instead where the case says ``"xm_matrix": true`` (sdcMicro was
+    given a matrix).
+    """
     out = {k: load_input(root, v) for k, v in case.inputs.items() if isinstance(v, str) and v.endswith(".csv.gz")}
     cols = case.inputs.get("columns")
     if cols:
@@ -160,4 +164,8 @@ def case_inputs(case: Case, root: Path) -> dict:
     for k in ("x", "xm"):  # a column selection per side (e.g. different variables in x and xm)
         if case.inputs.get(f"{k}_columns") and k in out:
             out[k] = out[k][list(case.inputs[f"{k}_columns"])]
+    if case.inputs.get("xm_matrix") and "xm" in out:
+        # sdcMicro was given xm as a numeric matrix (as.matrix): pass a float NumPy array, which
+        # pysdc pairs with x by position and the R bridge sends as an R matrix
+        out["xm"] = out["xm"].to_numpy(dtype=np.float64, na_value=np.nan)
     return out
