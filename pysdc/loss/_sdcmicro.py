@@ -373,7 +373,7 @@ def d_utility(
       indexes differ get an :class:`~pysdc.AlignmentWarning` (align with
       ``xm.loc[x.index]`` or ``reset_index(drop=True)``).
     * Empty data: sdcMicro's IL1 and IL1s are 0 (a sum over no cells); pysdc
-      returns NaN with a :class:`DegenerateResultWarning`. A column with fewer
+      returns the same 0 with a :class:`DegenerateResultWarning`. A column with fewer
       than two values has no sd (R's NA): IL1s drops its cells, as sdcMicro
       does, with a warning.
 
