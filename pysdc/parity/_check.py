@@ -175,6 +175,23 @@ def check_case(case: Case, impl=None, root=None, divergences=None, mode: str = "
     return Outcome(case, status, msg, diffs, div)
 
 
+def _abs_at_worst_rel(d) -> float:
+    """The absolute difference at the element with the largest relative difference of ``d``."""
+    if d is None:
+        return 0.0
+    if d.expected is None or d.actual is None:
+        return d.max_abs
+    e = np.atleast_1d(np.asarray(d.expected, dtype=float))
+    a = np.atleast_1d(np.asarray(d.actual, dtype=float))
+    if e.shape != a.shape or not e.size:
+        return d.max_abs
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        diff = np.abs(e - a)
+        rel = np.where(diff == 0, 0.0, diff / np.abs(e))
+    rel = np.where(np.isfinite(rel), rel, -1.0)
+    return float(diff[int(np.argmax(rel))])
+
+
 def summarize(outcomes) -> dict:
     """Per-function counts and worst differences (deterministic, in report order)."""
     from ._corpus import FUNCTIONS
@@ -200,5 +217,5 @@ def summarize(outcomes) -> dict:
                         "errors_expected": sum(o.case.expects_error for o in outs),
                         "worst_abs_diff": worst_abs, "worst_rel_diff": worst_rel,
                         "worst_decided_by": decided, "worst_tolerance": tol,
-                        "worst_rel_abs_diff": worst.max_abs if worst is not None else 0.0}
+                        "worst_rel_abs_diff": _abs_at_worst_rel(worst)}
     return summary
