@@ -469,3 +469,17 @@ def user_stacklevel() -> int:
         level += 1
         f = f.f_back
     return level
+
+
+def same_columns(x: pd.DataFrame, xm: pd.DataFrame, *, hint: str = "") -> pd.DataFrame:
+    """``xm`` with ``x``'s column order; refuses frames whose variables differ, naming them (then ``hint``)."""
+    if list(x.columns) == list(xm.columns):
+        return xm
+    if set(x.columns) == set(xm.columns):
+        return xm[list(x.columns)]
+    only_x = [c for c in x.columns if c not in set(xm.columns)]
+    only_xm = [c for c in xm.columns if c not in set(x.columns)]
+    raise InvalidParameterError(
+        "x and xm must have the same variables; "
+        f"only in x: {only_x[:10]}, only in xm: {only_xm[:10]}. Select the same columns in both{hint}."
+    )

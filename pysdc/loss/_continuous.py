@@ -19,7 +19,16 @@ import scipy.linalg
 from .._errors import DegenerateResultWarning, InvalidParameterError
 from .._results import _Repr
 from .._types import r_class
-from .._validation import Constraint, Frame, Options, _show, user_stacklevel, validate_params, warn_if_unaligned
+from .._validation import (
+    Constraint,
+    Frame,
+    Options,
+    _show,
+    same_columns,
+    user_stacklevel,
+    validate_params,
+    warn_if_unaligned,
+)
 
 __all__ = ["il_continuous", "ContinuousLossResult", "IL_CONTINUOUS_PARAMS"]
 
@@ -73,16 +82,7 @@ def paired_frames(x: pd.DataFrame, xm: pd.DataFrame, *, same_rows: bool = True, 
     is given when the two DataFrames' indexes differ, and ``xm`` is returned with ``x``'s index
     (so that nested measures do not warn again).
     """
-    if list(x.columns) != list(xm.columns):
-        if set(x.columns) == set(xm.columns):
-            xm = xm[list(x.columns)]
-        else:
-            only_x = [c for c in x.columns if c not in set(xm.columns)]
-            only_xm = [c for c in xm.columns if c not in set(x.columns)]
-            raise InvalidParameterError(
-                "x and xm must have the same variables; "
-                f"only in x: {only_x[:10]}, only in xm: {only_xm[:10]}. Select the same columns in both."
-            )
+    xm = same_columns(x, xm)
     if x.shape[1] == 0:
         raise InvalidParameterError("x has no columns; pass at least one variable.")
     if same_rows and x.shape[0] != xm.shape[0]:

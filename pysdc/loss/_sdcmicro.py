@@ -23,6 +23,7 @@ from .._validation import (
     MappingOf,
     Options,
     RandomState,
+    same_columns,
     user_stacklevel,
     validate_params,
     warn_if_unaligned,
@@ -120,18 +121,7 @@ def _aligned_frames(x: pd.DataFrame, xm: pd.DataFrame):
             xm = xm.set_axis(x.columns, axis=1)
         else:
             x = x.set_axis(xm.columns, axis=1)
-    if list(x.columns) != list(xm.columns):
-        if set(x.columns) == set(xm.columns):
-            xm = xm[list(x.columns)]
-        else:
-            only_x = [c for c in x.columns if c not in set(xm.columns)]
-            only_xm = [c for c in xm.columns if c not in set(x.columns)]
-            raise InvalidParameterError(
-                "x and xm must have the same variables; "
-                f"only in x: {only_x[:10]}, only in xm: {only_xm[:10]}. "
-                "Select the same columns in both, or pass xm as a NumPy array (xm.to_numpy()) to pair the "
-                "columns by position."
-            )
+    xm = same_columns(x, xm, hint=", or pass xm as a NumPy array (xm.to_numpy()) to pair the columns by position")
     if x.shape[0] != xm.shape[0]:
         raise InvalidParameterError(
             f"x has {x.shape[0]} rows but xm has {xm.shape[0]}; the measures compare record by record, "
