@@ -104,6 +104,11 @@ class Comparer:
         e = expected if isinstance(expected, np.ndarray) else decode(expected)
         self.diffs.append(compare_arrays(fname, tol or self.tol(fname), e, np.nan if actual is None else actual))
 
+    def accepted(self, fname: str, expected, actual, tol: Tolerance) -> None:
+        """Record a comparison accepted by a rule other than ``tol`` (e.g. within R's range over seeds)."""
+        d = compare_arrays(fname, tol, np.asarray(expected, dtype=float), actual)
+        self.diffs.append(Diff(d.field, d.n, True, d.max_abs, d.max_rel, tol, "", d.expected, d.actual))
+
     def fail(self, fname: str, detail: str, n: int = 1) -> None:
         self.diffs.append(Diff(fname, n, False, math.inf, math.inf, self.tol(fname), detail))
 
