@@ -11,7 +11,7 @@ import pandas as pd
 
 from .._validation import Columns, declared_params
 
-__all__ = ["Measure", "native_arguments"]
+__all__ = ["Measure", "native_arguments", "decode"]
 
 
 
@@ -134,11 +134,11 @@ def _floats(v) -> np.ndarray:
 
 
 
-def _decode(v):
+def decode(v):
     """Stored JSON value -> float / float array ("NA", "NaN", "Inf", "-Inf" decoded)."""
     special = {"NA": math.nan, "NaN": math.nan, "Inf": math.inf, "-Inf": -math.inf}
     if isinstance(v, list):
-        return np.array([_decode(e) for e in v], dtype=np.float64)
+        return np.array([decode(e) for e in v], dtype=np.float64)
     if v is None:
         return math.nan
     if isinstance(v, str):

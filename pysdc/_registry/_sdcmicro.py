@@ -23,7 +23,7 @@ from .._tolerances import CLOSED_FORM, tolerance_for
 from .._validation import FROM_ARRAY, RandomState, user_stacklevel
 from ..loss import d_utility, il_correl, il_variables
 from ..risk import freq_calc, indiv_risk, ldiversity, measure_risk
-from ._measure import Measure, _decode, _floats, _loss_pair, _lst, _num, _risk_frame
+from ._measure import Measure, _floats, _loss_pair, _lst, _num, _risk_frame, decode
 
 # =============================================================================
 # dUtility
@@ -184,7 +184,7 @@ def _run_indiv_risk(fn, a, inputs, expected):
     if expected is None:  # sdcMicro refused: feed pysdc's own frequencies
         f = freq_calc(inputs["data"], keys, w=a.get("w"), alpha=a.get("alpha", 1))
     else:
-        dec = _decode
+        dec = decode
         fk, Fk = dec(expected.get("fk_in", [])), dec(expected.get("Fk_in", []))
         f = FreqCalcResult(fk=fk, Fk=Fk, n1=int((fk == 1).sum()), n2=int((fk == 2).sum()),
                            key_vars=tuple(keys), alpha=float(a.get("alpha", 1)))

@@ -241,3 +241,21 @@ def one_line(exc: BaseException) -> str:
         return f"{exc.strerror}: {exc.filename!r}"
     text = " ".join(str(exc).split())
     return text or type(exc).__name__
+
+
+def emit_report(report: dict, ws: Warnings, as_json: bool, render, out) -> int:
+    """Print a report (JSON, or text through ``render``) to ``out`` and its warnings to stderr; exit code 0."""
+    import json
+
+    from ..report import jsonable
+
+    report["warnings"] = ws.as_json()
+    if as_json:
+        print(json.dumps(jsonable(report), indent=2, allow_nan=False), file=out)
+    else:
+        print(render(report), file=out)
+        if ws.items:
+            out.flush()
+            print(file=sys.stderr)
+        ws.emit(sys.stderr)
+    return 0

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
-import sys
 from pathlib import Path
 
 from .._errors import InvalidParameterError
-from ..report import jsonable, risk_report, risk_text
-from ._common import UsageError, Warnings, add_type_flags, declare, load, parse_ordered, read_columns, split_names
+from ..report import risk_report, risk_text
+from ._common import UsageError, Warnings, add_type_flags, declare, emit_report, load, parse_ordered, read_columns, split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -129,16 +127,7 @@ def run(args, out) -> int:
                          top=args.top, source={"path": shown, "n_columns": len(header)}, run=ws.run,
                          suda=not args.no_suda, numeric=numeric, x=x, xm=xm, masked=masked,
                          drisk_k=args.drisk_k, random_state=args.random_state)
-    report["warnings"] = ws.as_json()
-    if args.json:
-        print(json.dumps(jsonable(report), indent=2, allow_nan=False), file=out)
-    else:
-        print(risk_text(report), file=out)
-        if ws.items:
-            out.flush()
-            print(file=sys.stderr)
-        ws.emit(sys.stderr)
-    return 0
+    return emit_report(report, ws, args.json, risk_text, out)
 
 
 def _load_masked(masked_path: str, args, numeric: list, ws: Warnings, n: int):

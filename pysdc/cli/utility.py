@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 from .._errors import InvalidParameterError
-from ..report import jsonable, utility_report, utility_text
-from ._common import UsageError, Warnings, add_type_flags, declare, load, parse_ordered, parse_scales, split_names
+from ..report import utility_report, utility_text
+from ._common import UsageError, Warnings, add_type_flags, declare, emit_report, load, parse_ordered, parse_scales, split_names
 
 __all__ = ["add_parser", "run"]
 
@@ -116,13 +114,4 @@ def run(args, out) -> int:
         original={"path": shown[0], "n_columns": len(hx)}, masked={"path": shown[1], "n_columns": len(hm)},
         only_in=(only_x, only_xm) if listed else ([], []), run=ws.run,
     )
-    report["warnings"] = ws.as_json()
-    if args.json:
-        print(json.dumps(jsonable(report), indent=2, allow_nan=False), file=out)
-    else:
-        print(utility_text(report), file=out)
-        if ws.items:
-            out.flush()
-            print(file=sys.stderr)
-        ws.emit(sys.stderr)
-    return 0
+    return emit_report(report, ws, args.json, utility_text, out)

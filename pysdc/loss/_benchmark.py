@@ -704,16 +704,21 @@ def compare_estimates(
     if by_cols:
         kx = x[by_cols].astype(object)
         kxm = xm[by_cols].astype(object)
-        seen = pd.concat([kx, kxm], ignore_index=True).dropna().drop_duplicates()
-        groups = list(seen.itertuples(index=False, name=None))
-
-        def _mask(frame, g):
-            m = np.ones(len(frame), dtype=bool)
-            for c, v in zip(by_cols, g):  # loop over the grouping columns
-                m &= (frame[c].to_numpy() == v)
-            return m
-
-        sel = [(g, _mask(kx, g), _mask(kxm, g)) for g in groups]
+        both = pd.concat([kx, kxm], ignore_index=True)
+        # one group-by over both frames: groups numbered in order of first appearance, rows with a missing
+        # grouping value in none; each group's positions in x and in xm (ascending) from one stable sort
+        grouped = both.groupby(by_cols, sort=False, dropna=True)
+        n_groups = grouped.ngroups
+        codes = grouped.ngroup().to_numpy(dtype=float)
+        codes = np.where(np.isnan(codes), n_groups, codes).astype(np.int64)  # missing: after every group
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+        n_x = len(kx)
+        values = both.to_numpy()
+        sel = []
+        for i in range(n_groups):  # loop over groups, not records
+            pos = order[bounds[i]:bounds[i + 1]]
+            sel.append((tuple(values[pos[0]]), pos[pos < n_x], pos[pos >= n_x] - n_x))
     else:
         sel = [(None, slice(None), slice(None))]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._registry import MEASURES
+from .._registry._measure import decode
 
 __all__ = ["FUNCTIONS", "Case", "reference_dir", "reference_dir_candidates",
            "unknown_functions", "load_corpus", "corpus_header", "load_divergences",
@@ -20,7 +20,6 @@ __all__ = ["FUNCTIONS", "Case", "reference_dir", "reference_dir_candidates",
 #: sdcMicro function -> pysdc function, in report order (the registry's measures with stored cases)
 FUNCTIONS = {m.r: m.python for m in MEASURES if m.run_case is not None}
 
-_SPECIAL = {"NA": math.nan, "NaN": math.nan, "Inf": math.inf, "-Inf": -math.inf}
 
 
 def reference_dir(path=None) -> Path:
@@ -125,15 +124,6 @@ def divergence_for(case_id: str, divergences, mode: str = "native") -> dict | No
     return None
 
 
-def decode(v):
-    """JSON value -> float / float array ("NA", "NaN", "Inf", "-Inf" decoded)."""
-    if isinstance(v, list):
-        return np.array([decode(e) for e in v], dtype=np.float64)
-    if v is None:
-        return math.nan
-    if isinstance(v, str):
-        return _SPECIAL[v]
-    return float(v)
 
 
 _TABLES: dict = {}
