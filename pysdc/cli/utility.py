@@ -32,7 +32,24 @@ def add_parser(sub) -> None:
     u.add_argument("--scale", action="append", metavar="COL=SCALE",
                    help="declare a variable's scale for il_variables: numeric, ordinal or nominal (repeatable; "
                         "needed for integer and logical columns)")
-    u.add_argument("--random-state", type=int, metavar="N", help="seed for robeigen's random MCD subsets")
+    u.add_argument("--random-state", type=int, metavar="N",
+                   help="seed for robeigen's random MCD subsets (and the GINI bootstrap of --estimate)")
+    u.add_argument("--estimate", action="append", metavar="SPEC",
+                   help="benchmark indicator on both files, with intervals and their overlap (repeatable): "
+                        "'mean(income)', 'total(income)', 'ratio(income, expenditure)', 'quantile(income, 0.9)', "
+                        "'median(income)', 'gini(income)'")
+    u.add_argument("--regression", action="append", metavar="FORMULA",
+                   help="fit an R-syntax regression on both files and compare the coefficients (repeatable), "
+                        "e.g. 'log(income) ~ age_group + sex + education'")
+    u.add_argument("--family", default="gaussian", choices=("gaussian", "binomial", "poisson"),
+                   help="family of --regression (gaussian: lm; binomial, poisson: glm)")
+    u.add_argument("--weight", metavar="COL", help="weight column for --estimate and --regression")
+    u.add_argument("--level", type=float, default=0.95, metavar="P",
+                   help="confidence level of --estimate and --regression intervals (default 0.95)")
+    u.add_argument("--plots", metavar="DIR",
+                   help="write before/after plots as PNG into DIR: histogram, density and boxplot per numeric "
+                        "variable, mosaic plots of categorical pairs, coefficient intervals of the first "
+                        "--regression (needs matplotlib: pip install 'pysdc-measures[plots]')")
     u.add_argument("--json", action="store_true", help="print JSON instead of text")
     u.set_defaults(run=run)
 
@@ -80,23 +97,43 @@ def run(args, out) -> int:
                     f"--vars names column(s) {miss} that {label} does not have; "
                     f"its columns are {header[:20]}{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
                 )
+    estimates, regressions = list(args.estimate or []), list(args.regression or [])
+    if not 0 < args.level < 1:
+        raise UsageError(f"--level must lie strictly between 0 and 1; got {args.level}.")
+    if args.weight is not None and not (estimates or regressions):
+        raise UsageError("--weight applies to --estimate and --regression; give one of them.")
+    if args.plots is not None:
+        _check_plots_dir(args.plots)
+    extra = []  # columns the estimates, regressions and weight need beyond the compared variables
+    if estimates or regressions:
+        from ..report._benchmarks import referenced_columns
+
+        extra = referenced_columns(estimates + regressions, hx)
+        if args.weight is not None:
+            if args.weight not in hx:
+                raise InvalidParameterError(f"--weight names column {args.weight!r} that ORIGINAL does not have; "
+                                            f"its columns are {hx[:20]}{' ...' if len(hx) > 20 else ''}.")
+            extra.append(args.weight)
+        extra = [c for c in dict.fromkeys(extra) if c not in vars_ and c in hm]
     for flag, cols in (("--categorical", categorical or []), ("--ordered", list(ordered)), ("--text", text or [])):
         for label, header in (("ORIGINAL", hx), ("MASKED", hm)):
             miss = [c for c in cols if c not in header]
             if miss:
                 raise InvalidParameterError(f"{flag} names column(s) {miss} that {label} does not have.")
-    # only the compared variables are read: declarations of other columns have nothing to act on
-    categorical = [c for c in categorical or [] if c in vars_]
-    ordered = {c: lv for c, lv in ordered.items() if c in vars_}
-    text = [c for c in text or [] if c in vars_]
-    x = load(orig_path, args.schema, "ORIGINAL", ws, args.na, columns=vars_, text=text)
+    # only the compared variables (and those the benchmarks name) are read: declarations of other
+    # columns have nothing to act on
+    read = vars_ + extra
+    categorical = [c for c in categorical or [] if c in read]
+    ordered = {c: lv for c, lv in ordered.items() if c in read}
+    text = [c for c in text or [] if c in read]
+    x = load(orig_path, args.schema, "ORIGINAL", ws, args.na, columns=read, text=text)
     masked_schema = args.masked_schema
     if masked_schema is None and args.schema is not None:
         from .._io import schema_path
 
         if not schema_path(masked_path).exists():
             masked_schema = args.schema
-    xm = load(masked_path, masked_schema, "MASKED", ws, args.na, columns=vars_, text=text)
+    xm = load(masked_path, masked_schema, "MASKED", ws, args.na, columns=read, text=text)
     if x.shape[0] != xm.shape[0]:
         raise InvalidParameterError(
             f"ORIGINAL has {x.shape[0]} records but MASKED has {xm.shape[0]}; the measures compare record by record "
@@ -110,8 +147,62 @@ def run(args, out) -> int:
                                     f"({', '.join(vars_)}).")
     listed = args.vars is None and not args.demo
     report = utility_report(
-        x, xm, vars_=vars_, scales=scales, random_state=args.random_state,
+        x[vars_], xm[vars_], vars_=vars_, scales=scales, random_state=args.random_state,
         original={"path": shown[0], "n_columns": len(hx)}, masked={"path": shown[1], "n_columns": len(hm)},
         only_in=(only_x, only_xm) if listed else ([], []), run=ws.run,
     )
-    return emit_report(report, ws, args.json, utility_text, out)
+    comparisons = {}
+    if estimates or regressions:
+        from ..report._benchmarks import benchmark_section
+
+        report["benchmarks"], comparisons = benchmark_section(
+            x, xm, estimates=estimates, regressions=regressions, w=args.weight, family=args.family,
+            level=args.level, random_state=args.random_state, run=ws.run)
+    if args.plots is not None:
+        report["plots"] = _write_plots(x[vars_], xm[vars_], args.plots, next(iter(comparisons.values()), None))
+    return emit_report(report, ws, args.json, _render, out)
+
+
+def _render(report: dict) -> str:
+    text = utility_text(report)
+    lines = []
+    if report.get("benchmarks"):
+        from ..report._benchmarks import benchmark_text
+
+        lines += benchmark_text(report["benchmarks"])
+    if report.get("plots"):
+        p = report["plots"]
+        lines += ["", f"Plots: {len(p['files'])} PNG files in {p['directory']}"]
+        lines += [f"  {f}" for f in p["files"]]
+    return text + ("\n" + "\n".join(lines) if lines else "")
+
+
+def _check_plots_dir(path: str) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise UsageError("--plots needs matplotlib, which is not installed: pip install 'pysdc-measures[plots]'.")
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        raise UsageError(f"--plots {path!r} exists and is not a directory.")
+
+
+def _write_plots(x, xm, directory: str, comparison) -> dict:
+    """Every before/after plot of pysdc.plots as PNG files in ``directory``; their names in the report."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    from ..plots import utility_plots
+
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    figs = utility_plots(x, xm, regression=comparison)
+    files = []
+    for name, fig in figs.items():
+        safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)
+        fig.savefig(d / f"{safe}.png", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        files.append(f"{safe}.png")
+    return {"directory": str(d), "files": files}

@@ -428,13 +428,13 @@ def model_matrix(formula: Formula, data: dict) -> tuple[np.ndarray, list, list]:
                     break
             if done:
                 break
-    blocks, names, assign = [], [], []
+    columns, names, assign = [], [], []  # columns: 1-D arrays, or None for the intercept's ones
     if formula.intercept:
-        blocks.append(np.ones((n, 1)))
+        columns.append(None)
         names.append("(Intercept)")
         assign.append(0)
     for i, t in enumerate(formula.terms):
-        cols = [np.ones(n)]
+        cols = [None]  # None: the ones a term's product starts from
         labs = [""]
         for v in t:
             col = data[v]
@@ -458,11 +458,14 @@ def model_matrix(formula: Formula, data: dict) -> tuple[np.ndarray, list, list]:
             new_cols, new_labs = [], []
             for j, name in enumerate(vn):
                 for c0, l0 in zip(cols, labs):
-                    new_cols.append(c0 * vb[:, j])
+                    # 1 * v is v exactly: the first factor of a product is taken as it is
+                    new_cols.append(vb[:, j] if c0 is None else c0 * vb[:, j])
                     new_labs.append(name if l0 == "" else f"{l0}:{name}")
             cols, labs = new_cols, new_labs
-        blocks.append(np.column_stack(cols) if cols else np.empty((n, 0)))
+        columns.extend(cols)
         names.extend(labs)
         assign.extend([i + 1] * len(labs))
-    x = np.asfortranarray(np.hstack(blocks)) if blocks else np.empty((n, 0), order="F")
+    x = np.empty((n, len(columns)), order="F")  # filled column by column: no intermediate copies
+    for j, c in enumerate(columns):
+        x[:, j] = 1.0 if c is None else c
     return x, names, assign

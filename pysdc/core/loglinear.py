@@ -27,12 +27,14 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import qr_multiply, solve_triangular
+from scipy.linalg import get_lapack_funcs, solve_triangular
 
 __all__ = ["GlmFit", "poisson_glm", "qr_least_squares", "poisson_deviance", "ipf"]
 
 #: R's .Machine$double.eps
 DOUBLE_EPS = float(np.finfo(float).eps)
+
+_dgeqrf = get_lapack_funcs("geqrf", dtype=np.float64)
 
 
 def _rsum(x: np.ndarray) -> float:
@@ -66,42 +68,81 @@ def qr_least_squares(a: np.ndarray, b: np.ndarray, tol: float = 1e-7):
         the order they were moved.
     """
     a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
     m, p = a.shape
-    orig = np.sqrt((a * a).sum(axis=0))
+    ab = np.empty((m, p + 1), order="F")
+    ab[:, :p] = a
+    ab[:, p] = b
+    return _qr_solve_augmented(ab, tol)
+
+
+def _qr_solve_augmented(ab: np.ndarray, tol: float):
+    """:func:`qr_least_squares` on ``[a | b]`` given as one Fortran-ordered (m, p + 1) array.
+
+    One Householder QR (LAPACK ``geqrf``) of the augmented matrix: the leading p x p block is
+    ``a``'s R and the first entries of the last column are ``Q'b`` -- the same reflections
+    applied in the same order as forming Q'b separately, in one pass over the data. ``ab`` is
+    not modified.
+    """
+    m, p1 = ab.shape
+    p = p1 - 1
+    orig = np.sqrt(np.einsum("ij,ij->j", ab[:, :p], ab[:, :p]))
     orig[orig == 0] = 1.0
     keep = list(range(p))
     moved: list = []
     r = None
-    qtb = None
     while keep:
-        sub = a[:, keep]
-        # Householder QR applying Q' to b directly (LAPACK geqrf + ormqr): Q is never formed
-        qtb, r = qr_multiply(sub, b[None, :], mode="right")
+        sub = ab if len(keep) == p else np.asfortranarray(ab[:, keep + [p]])
+        r = _geqrf_r(sub)
         k = min(m, len(keep))
         d = np.abs(np.diag(r[:k, :k])) if k else np.empty(0)
         bad = np.flatnonzero(d < tol * orig[keep][:k])
         if bad.size == 0:
             break
         moved.append(keep.pop(int(bad[0])))
-        qtb = r = None
+        r = None
     pivot = keep + moved
     rank = min(len(keep), m)
     coef = np.zeros(p)
     if rank:
         if len(keep) > rank:  # more columns than rows: the trailing kept ones are beyond the rank
-            qtb, r = qr_multiply(a[:, keep[:rank]], b[None, :], mode="right")
-        coef[keep[:rank]] = solve_triangular(r[:rank, :rank], qtb.reshape(-1)[:rank], check_finite=False)
+            r = _geqrf_r(np.asfortranarray(ab[:, keep[:rank] + [p]]))
+        qtb = r[:rank, -1]
+        coef[keep[:rank]] = solve_triangular(r[:rank, :rank], qtb, check_finite=False)
     return coef, rank, np.asarray(pivot, dtype=np.intp)
 
 
-def poisson_deviance(y: np.ndarray, mu: np.ndarray) -> float:
-    """R's ``sum(poisson()$dev.resids(y, mu, 1))``."""
-    r = mu.copy()
-    pos = y > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r[pos] = y[pos] * np.log(y[pos] / mu[pos]) - (y[pos] - mu[pos])
-    return _rsum(2.0 * r)
+#: rows per block of the tall-skinny QR: a block stays in the CPU cache, and LAPACK runs it on one
+#: thread (a threaded BLAS spinning on a busy core costs more than it gains at these sizes)
+_TSQR_ROWS = 4096
+
+
+def _geqrf_r(ab: np.ndarray) -> np.ndarray:
+    """The upper-triangular factor of ``ab`` (min(m, n) x n) by Householder QR (LAPACK ``dgeqrf``).
+
+    Tall matrices are factored block by block (TSQR: the R factors of row blocks, stacked, factored
+    again). This is again an orthogonal factorisation of ``ab``: the same R up to the signs of its
+    rows and rounding, so the rank decisions (on ``|diag(R)|``) and the least-squares solution
+    (the last column holds ``Q'b`` for the same Q) are those of one QR of the whole matrix.
+    """
+    m, n = ab.shape
+    if m > 4 * _TSQR_ROWS and n < _TSQR_ROWS // 8:
+        blocks = [_geqrf_r(ab[i:i + _TSQR_ROWS]) for i in range(0, m, _TSQR_ROWS)]
+        return _geqrf_r(np.vstack(blocks))
+    qr, _tau, _work, info = _dgeqrf(ab, overwrite_a=False)
+    if info != 0:
+        raise GlmError(f"LAPACK dgeqrf failed (info={info})")
+    k = min(m, n)
+    return np.triu(qr[:k, :])
+
+
+def poisson_deviance(y: np.ndarray, mu: np.ndarray, pos: np.ndarray | None = None) -> float:
+    """R's ``sum(poisson()$dev.resids(y, mu, 1))``; ``pos`` (optional) is ``y > 0``."""
+    if pos is None:
+        pos = y > 0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        r = np.where(pos, y * np.log(y / mu) - (y - mu), mu)
+    r *= 2.0
+    return _rsum(r)
 
 
 def _linkinv(eta):
@@ -183,7 +224,9 @@ def poisson_glm(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, 
         return GlmFit(mu, np.empty(0), 0, 0, True, False, poisson_deviance(y, mu), warns)
     eta = np.log(y + 0.1)
     mu = _linkinv(eta)
-    devold = poisson_deviance(y, mu)
+    pos = y > 0
+    devold = poisson_deviance(y, mu, pos)
+    dev = devold
     coefold = None
     start = np.zeros(p)
     coef = start
@@ -191,25 +234,34 @@ def poisson_glm(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, 
     rank = 0
     piv = np.arange(p)
     it = 0
+    xf = np.asfortranarray(x)
+
+    def linpred(coef):  # x @ coef + off, column by column (no threaded BLAS call on a tall matrix)
+        e = off.copy()
+        for j in np.flatnonzero(coef):
+            e += xf[:, j] * coef[j]
+        return e
+    ab = np.empty((m, p + 1), order="F")  # [x * w | z * w], reused by every iteration
     for it in range(1, maxit + 1):
-        mu_eta = _linkinv(eta)
+        # poisson()$mu.eta(eta) is pmax(exp(eta), eps): the same function as linkinv, so mu itself
+        mu_eta = mu
         z = (eta - off) + (y - mu) / mu_eta
         w = np.sqrt((mu_eta ** 2) / mu)
-        xw = x * w[:, None]
-        zw = z * w
-        if not np.isfinite(xw).all():
-            raise GlmError("NA/NaN/Inf in 'x'")
-        if not np.isfinite(zw).all():
+        np.multiply(xf, w[:, None], out=ab[:, :p])
+        np.multiply(z, w, out=ab[:, p])
+        if not np.isfinite(ab).all():
+            if not np.isfinite(ab[:, :p]).all():
+                raise GlmError("NA/NaN/Inf in 'x'")
             raise GlmError("NA/NaN/Inf in 'y'")
-        cf, rank, piv = qr_least_squares(xw, zw, tol)
+        cf, rank, piv = _qr_solve_augmented(ab, tol)
         if not np.isfinite(cf).all():
             conv = False
             warns.append(f"non-finite coefficients at iteration {it}")
             break
         start = cf
-        eta = x @ start + off
+        eta = linpred(start)
         mu = _linkinv(eta)
-        dev = poisson_deviance(y, mu)
+        dev = poisson_deviance(y, mu, pos)
         boundary = False
         if not math.isfinite(dev):
             if coefold is None:
@@ -221,9 +273,9 @@ def poisson_glm(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, 
                     raise GlmError("inner loop 1; cannot correct step size")
                 ii += 1
                 start = (start + coefold) / 2
-                eta = x @ start + off
+                eta = linpred(start)
                 mu = _linkinv(eta)
-                dev = poisson_deviance(y, mu)
+                dev = poisson_deviance(y, mu, pos)
             boundary = True
         if not _valid_mu(mu):
             if coefold is None:
@@ -235,10 +287,10 @@ def poisson_glm(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, 
                     raise GlmError("inner loop 2; cannot correct step size")
                 ii += 1
                 start = (start + coefold) / 2
-                eta = x @ start + off
+                eta = linpred(start)
                 mu = _linkinv(eta)
             boundary = True
-            dev = poisson_deviance(y, mu)
+            dev = poisson_deviance(y, mu, pos)
         if abs(dev - devold) / (abs(dev) + 0.1) < epsilon:
             conv = True
             coef = start
@@ -254,7 +306,8 @@ def poisson_glm(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, 
     final = np.asarray(coef, dtype=float).copy()
     if rank < p:
         final[piv[rank:]] = np.nan
-    return GlmFit(mu, final, rank, it, conv, boundary, poisson_deviance(y, mu), warns)
+    # dev is the deviance of the final mu (every path above recomputes it after changing mu)
+    return GlmFit(mu, final, rank, it, conv, boundary, dev, warns)
 
 
 def ipf(observed: np.ndarray, margins: list, *, start: np.ndarray | None = None,

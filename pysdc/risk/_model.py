@@ -194,6 +194,16 @@ def _raw_key(s: pd.Series):
             f"formula: key {name!r} is a datetime column; modRisk's keys are categorical or numeric. "
             "Convert it (e.g. to a Categorical of dates) first."
         )
+    if cls == "integer" and isinstance(s.dtype, np.dtype) and s.dtype.kind in "iu" and len(s):
+        # plain integers without NA: codes straight from the values' range (already in R's order)
+        v = s.to_numpy()
+        lo, hi = int(v.min()), int(v.max())
+        if hi - lo < max(4 * len(v), 1 << 16):
+            off = (v - lo).astype(np.intp, copy=False)
+            present = np.bincount(off, minlength=hi - lo + 1) > 0
+            vals_arr = np.flatnonzero(present) + lo
+            codes = off if present.all() else (np.cumsum(present) - 1)[off]
+            return cls, codes, [int(u) for u in vals_arr], list(range(vals_arr.size))
     codes, uniq = pd.factorize(s, use_na_sentinel=True)
     uniq = list(uniq)
     if cls == "character":
@@ -217,11 +227,14 @@ def _grid(data: pd.DataFrame, vars_: list, wv: np.ndarray):
     with np.errstate(divide="ignore"):
         inv = 1.0 / wv
     if full <= 4_000_000:  # bin the records on the raw codes; observed values from the margins
-        cell = np.zeros(len(data), dtype=np.int64)
+        # cell = sum over keys of (code + 1) * stride: the +1s are one constant, added once
+        cell = np.zeros(len(data), dtype=np.intp)
+        shift = 0
         for (_, codes, _, _), card in zip(raws, cards):
             cell *= card
             cell += codes
-            cell += 1
+            shift = shift * card + 1
+        cell += shift
         tabs = [np.bincount(cell, weights=wt, minlength=int(full)).astype(np.float64).reshape(cards)
                 for wt in (None, wv, inv)]
         axes = range(len(cards))
@@ -276,7 +289,7 @@ def _index(keys: list, positions: list) -> pd.MultiIndex:
 def _rsum(x: np.ndarray) -> float:
     x = np.asarray(x, dtype=float)
     if x.size and np.isfinite(x).all():
-        return math.fsum(x)
+        return math.fsum(x[x != 0])  # zeros do not change an exact sum
     return float(np.sum(x))
 
 
