@@ -60,6 +60,7 @@ from .loss import (
     il_entropy,
     il_variables,
 )
+from .problem import ProblemComparison, ProblemRisk, ProblemUtility, SdcProblem
 from .risk import (
     DRiskRMDResult,
     ModRiskResult,
@@ -93,6 +94,8 @@ __all__ = [
     "MeasureRiskResult", "LDiversityResult", "Suda2Result", "ModRiskResult", "DRiskRMDResult",
     "ContinuousLossResult", "CategoricalLossResult",
     "EntropyRiskResult", "GSILResult", "GiniResult", "RegressionComparison",
+    # an SDC problem stated once (sdcMicro's createSdcObj, natively) and its results
+    "SdcProblem", "ProblemRisk", "ProblemUtility", "ProblemComparison",
     # data, errors, warnings
     "load_demo", "load_demo_pair",
     "PysdcError", "InvalidParameterError", "RNotAvailableError", "RCallError",

@@ -59,16 +59,32 @@ Without a schema, :func:`read_table` infers the types the way R's
 if every value is a whole number within R's integer range, numeric if every
 value is a number, character otherwise; blank fields are missing except in
 character columns. Parquet files (``.parquet``, ``.pq``; needs ``pyarrow``)
-carry their own types.
+carry their own types; SPSS (``.sav``, ``.zsav``, ``.por``; needs ``pyreadstat``)
+and Stata (``.dta``) files too, their value labels read as categoricals the way
+``haven::as_factor`` makes factors of them.
+
+Any CSV may use another dialect: the separator (comma, semicolon or tab) and,
+in semicolon- or tab-separated files, the decimal comma (R's ``read.csv2``) are
+detected from the first 64 KiB where unambiguous, and can be given (``sep``,
+``decimal``, ``encoding``; on the command line ``--sep``, ``--decimal``,
+``--encoding``, passed down through :func:`csv_dialect`). With a schema,
+:func:`read_table` parses with pandas' C parser (see its Notes).
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
+import contextvars
 import csv
 import gzip
 import io
 import json
 import os
+import re
+import sys
+import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -77,7 +93,8 @@ import pandas as pd
 from ._errors import InvalidParameterError
 from ._types import r_class
 
-__all__ = ["read_table", "read_header", "separator_hint", "write_table", "schema_path", "read_schema", "table_schema", "SCHEMA_FORMAT"]
+__all__ = ["read_table", "read_header", "separator_hint", "write_table", "schema_path", "read_schema", "table_schema",
+           "csv_dialect", "SCHEMA_FORMAT", "PROGRESS_MIN_BYTES"]
 
 SCHEMA_FORMAT = "pysdc-table-1"
 _R_CLASSES = ("numeric", "integer", "logical", "character", "factor", "ordered")
@@ -183,10 +200,20 @@ def _blank_fallback(work: np.ndarray, miss: np.ndarray, fill: str) -> tuple[np.n
     return np.where(miss, fill, stripped).astype(object), miss
 
 
-def _parse_float(text: np.ndarray, what: str) -> np.ndarray:
-    """Object array of text (None/NaN missing) -> float64 with NaN."""
+def _parse_float(text: np.ndarray, what: str, decimal: str = ".") -> np.ndarray:
+    """Object array of text (None/NaN missing) -> float64 with NaN; ``decimal`` is the decimal mark
+    (with ``","``, as in R's ``read.csv2``, a point makes the text not a number)."""
     miss = _missing_or_blank(text)
     work = np.where(miss, "nan", text).astype(object)
+    if decimal != "." and len(work):
+        s = pd.Series(work, dtype=object)
+        if s.str.contains(".", regex=False).any():
+            bad = s[s.str.contains(".", regex=False)].iloc[0]
+            raise InvalidParameterError(
+                f"{what} should be numeric but holds {bad!r}, which is not a number with the decimal mark "
+                f"{decimal!r} (--decimal)."
+            )
+        work = s.str.replace(decimal, ".", regex=False).to_numpy(dtype=object)
     try:
         vals = work.astype(np.float64)
     except ValueError:
@@ -394,10 +421,276 @@ def _encode(df: pd.DataFrame) -> tuple[bytes, dict]:
 # reading
 
 
-def read_header(path) -> list[str]:
-    """The column names of a CSV file (its header row), without reading the records."""
+_SPSS = (".sav", ".zsav", ".por")
+_STATA = (".dta",)
+_SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab"}
+_SNIFF_BYTES = 1 << 16
+#: files at least this large (on disk) show their reading progress on stderr (``progress=None``)
+PROGRESS_MIN_BYTES = 64 * 2**20
+#: pandas < 3's default float parser is not always correctly rounded; its "round_trip" one is
+_FLOAT_KW = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+_DIALECT: contextvars.ContextVar[dict | None] = contextvars.ContextVar("pysdc_csv_dialect", default=None)
+
+
+@contextlib.contextmanager
+def csv_dialect(*, sep: str | None = None, decimal: str | None = None, encoding: str | None = None):
+    """Defaults for ``sep``, ``decimal`` and ``encoding`` of every :func:`read_table` and
+    :func:`read_header` call inside the ``with`` block (the command line's ``--sep``,
+    ``--decimal``, ``--encoding``); None leaves a setting to detection."""
+    given = {"sep": sep, "decimal": decimal, "encoding": encoding}
+    token = _DIALECT.set({**(_DIALECT.get() or {}), **{k: v for k, v in given.items() if v is not None}})
+    try:
+        yield
+    finally:
+        _DIALECT.reset(token)
+
+
+def _kind(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(_PARQUET):
+        return "parquet"
+    if name.endswith(_SPSS):
+        return "spss"
+    if name.endswith(_STATA):
+        return "stata"
+    return "csv"
+
+
+def _open_binary(path: Path):
+    """The file's (decompressed) bytes as a binary stream; None for compressions pysdc does not sniff."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        return gzip.open(path, "rb")
+    if name.endswith(".bz2"):
+        import bz2
+
+        return bz2.open(path, "rb")
+    if name.endswith(".xz"):
+        import lzma
+
+        return lzma.open(path, "rb")
+    if name.endswith(_COMPRESSED):
+        return None
+    return open(path, "rb")
+
+
+def _encoding_error(path: Path, exc: UnicodeDecodeError, encoding: str) -> InvalidParameterError:
+    bad = exc.object[exc.start:exc.start + 1]
+    shown = f"byte 0x{bad.hex()}" if bad else "a byte"
+    latin = bad.decode("latin-1") if bad else ""
+    enc = "UTF-8" if encoding.lower().replace("_", "-") in ("utf-8", "utf8", "utf-8-sig") else encoding
+    return InvalidParameterError(
+        f"file {str(path)!r} is not {enc} text ({exc.reason}: {shown} near byte {exc.start}"
+        + (f", which is {latin!r} in latin-1" if latin.isprintable() and latin else "")
+        + "). Give its encoding: --encoding latin-1 (ISO-8859-1) or --encoding cp1252 (Windows Western "
+        "European) on the command line, read_table(path, encoding='latin-1') in Python; or re-save it as "
+        "UTF-8 (e.g. iconv -f latin1 -t utf-8)."
+    )
+
+
+def _sample(path: Path, encoding: str) -> tuple[str, bool] | None:
+    """The first lines of a CSV file as text and whether that is the whole file; None if not sniffable."""
+    fh = _open_binary(path)
+    if fh is None:
+        return None
+    try:
+        with fh:
+            raw = fh.read(_SNIFF_BYTES + 1)
+    except (OSError, EOFError) as exc:
+        raise InvalidParameterError(f"cannot read {path.name}: {exc}") from None
+    complete = len(raw) <= _SNIFF_BYTES
+    raw = raw[:_SNIFF_BYTES]
+    try:
+        return codecs.getincrementaldecoder(encoding)().decode(raw, final=complete), complete
+    except UnicodeDecodeError as exc:
+        raise _encoding_error(path, exc, encoding) from None
+
+
+def _sample_rows(text: str, complete: bool, sep: str) -> list[list[str]] | None:
+    lines = text.splitlines(keepends=True)
+    if not complete and len(lines) > 1:
+        lines = lines[:-1]  # possibly cut
+    try:
+        return [r for r in csv.reader(io.StringIO("".join(lines[:200])), delimiter=sep) if r]
+    except csv.Error:
+        return None
+
+
+def _detect_sep(path: Path, text: str, complete: bool) -> str:
+    """The separator that splits every sampled line into the same number (> 1) of fields; "," if none does."""
+    fits = []
+    for sep in _SEPARATORS:
+        rows = _sample_rows(text, complete, sep)
+        if rows and len(rows[0]) > 1 and len({len(r) for r in rows}) == 1:
+            fits.append(sep)
+    if len(fits) > 1:
+        names = " and ".join(f"{_SEPARATORS[s]} ({s!r})" for s in fits)
+        raise InvalidParameterError(
+            f"cannot tell how {path.name} is separated: every line splits into the same number of fields at "
+            f"{names}. Give the separator: --sep ';' (or ',', '\\t') on the command line, "
+            "read_table(path, sep=';') in Python."
+        )
+    return fits[0] if fits else ","
+
+
+_COMMA_NUMBER = re.compile(r"^\s*[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?\s*$")
+_POINT_NUMBER = re.compile(r"^\s*[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+
+
+def _detect_decimal(path: Path, text: str, complete: bool, sep: str) -> str:
+    """"," where the sampled fields hold numbers with a decimal comma and none with a decimal point."""
+    rows = _sample_rows(text, complete, sep) or []
+    fields = [f for r in rows[1:] for f in r]
+    comma = any(_COMMA_NUMBER.match(f) for f in fields)
+    point = any(_POINT_NUMBER.match(f) for f in fields)
+    if comma and point:
+        import warnings
+
+        from ._errors import PysdcWarning
+
+        warnings.warn(
+            f"{path.name} holds numbers written with a decimal comma (e.g. 1,5) and with a decimal point "
+            "(1.5); it is read with the decimal point, so the others are text. Give the decimal mark: "
+            "--decimal ',' on the command line, read_table(path, decimal=',') in Python.",
+            PysdcWarning,
+            stacklevel=4,
+        )
+    return "," if comma and not point else "."
+
+
+def _dialect(path: Path, sep, decimal, encoding) -> tuple[str, str, str]:
+    """(sep, decimal, encoding) of a CSV file: as given (argument, then :func:`csv_dialect`), else detected."""
+    ctx = _DIALECT.get() or {}
+    sep = ctx.get("sep") if sep is None else sep
+    decimal = ctx.get("decimal") if decimal is None else decimal
+    encoding = ctx.get("encoding") if encoding is None else encoding
+    if sep is not None:
+        sep = {"\\t": "\t", "tab": "\t", "TAB": "\t"}.get(sep, sep)
+        if not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n":
+            raise InvalidParameterError(f"sep must be one character such as ',', ';' or '\\t'; got {sep!r}.")
+    if decimal is not None and decimal not in (".", ","):
+        raise InvalidParameterError(f"decimal must be '.' or ','; got {decimal!r}.")
+    if encoding is None:
+        encoding = "utf-8-sig"  # UTF-8, with or without the byte-order mark Excel writes
+    else:
+        try:
+            encoding = codecs.lookup(encoding).name
+        except (LookupError, TypeError):
+            raise InvalidParameterError(
+                f"unknown encoding {encoding!r}; use e.g. utf-8, latin-1 or cp1252.") from None
+        if encoding == "utf-8":
+            encoding = "utf-8-sig"
+    sample = _sample(path, encoding) if (sep is None or decimal is None or path.suffix) else None
+    if sep is None:
+        sep = _detect_sep(path, *sample) if sample else ","
+    if decimal is None:
+        decimal = _detect_decimal(path, *sample, sep) if sample and sep != "," else "."
+    if sep == decimal:
+        raise InvalidParameterError(
+            f"the separator and the decimal mark are both {sep!r}; a file with decimal commas is "
+            "separated by ';' (--sep ';' --decimal ',', like R's read.csv2).")
+    return sep, decimal, encoding
+
+
+class _Progress(io.RawIOBase):
+    """A binary file that reports on stderr how much of it has been read."""
+
+    def __init__(self, raw, total: int, label: str):
+        self._raw, self._total, self._label = raw, max(total, 1), label
+        self._done, self._shown = 0, -1
+        self._stream = sys.stderr
+        self._tty = bool(getattr(self._stream, "isatty", lambda: False)())
+        self._start = time.perf_counter()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        n = self._raw.readinto(b)
+        self._done += n or 0
+        step = min(100, int(100 * self._done / self._total)) // (5 if self._tty else 25)
+        if step != self._shown and (n or self._done >= self._total):
+            self._shown = step
+            pct = min(100, int(100 * self._done / self._total))
+            text = f"pysdc: reading {self._label}: {pct:3d}% ({self._done / 2**20:.0f} of {self._total / 2**20:.0f} MB)"
+            if self._tty:
+                self._stream.write("\r" + text + ("\n" if pct >= 100 else ""))
+            else:
+                self._stream.write(text + "\n")
+            self._stream.flush()
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+            if self._tty and self._shown * 5 < 100:
+                self._stream.write("\n")
+        super().close()
+
+
+@contextlib.contextmanager
+def _csv_source(path: Path, show: bool):
+    """What pandas reads: the path, or (``show``) a stream that reports its progress."""
+    if not show or _open_binary(path) is None:
+        yield path, "infer"
+        return
+    raw = _Progress(open(path, "rb"), path.stat().st_size, path.name)
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        fh = gzip.GzipFile(fileobj=io.BufferedReader(raw), mode="rb")
+    elif name.endswith(".bz2"):
+        import bz2
+
+        fh = bz2.BZ2File(io.BufferedReader(raw), mode="rb")
+    elif name.endswith(".xz"):
+        import lzma
+
+        fh = lzma.LZMAFile(io.BufferedReader(raw), mode="rb")
+    else:
+        fh = io.BufferedReader(raw, buffer_size=1 << 20)
+    try:
+        yield fh, None
+    finally:
+        fh.close()
+        raw.close()
+
+
+def _show_progress(path: Path, progress) -> bool:
+    if progress is None:
+        try:
+            return path.stat().st_size >= PROGRESS_MIN_BYTES
+        except OSError:
+            return False
+    return bool(progress)
+
+
+def _pandas_csv(path: Path, dialect: tuple, show: bool = False, **kw) -> pd.DataFrame:
+    """pandas' C parser on ``path`` with pysdc's messages for its errors."""
+    sep, _, encoding = dialect
+    try:
+        with _csv_source(path, show) as (src, compression):
+            return pd.read_csv(src, sep=sep, encoding=encoding, compression=compression, **kw)
+    except UnicodeDecodeError as exc:
+        raise _encoding_error(path, exc, encoding) from None
+    except pd.errors.EmptyDataError:
+        raise InvalidParameterError(f"file {str(path)!r} is empty; it needs at least a header row.") from None
+    except pd.errors.ParserError as exc:
+        raise InvalidParameterError(f"file {str(path)!r} is not a well-formed CSV file: {exc}".strip()) from None
+
+
+def _read_text(path: Path, na_values, nrows=None, usecols=None, dialect=(",", ".", "utf-8-sig"),
+               show: bool = False) -> pd.DataFrame:
+    """Every field as text; only the ``na_values`` (quoted or not) are missing."""
+    return _pandas_csv(path, dialect, show, dtype=object, keep_default_na=False, na_values=list(na_values),
+                       nrows=nrows, usecols=usecols)
+
+
+def read_header(path, *, sep=None, encoding=None) -> list[str]:
+    """The column names of a table file (a CSV's header row), without reading the records."""
     path = Path(path)
-    if path.name.lower().endswith(_PARQUET):
+    kind = _kind(path)
+    if kind == "parquet":
         try:
             import pyarrow.parquet as pq
         except ImportError:
@@ -405,7 +698,12 @@ def read_header(path) -> list[str]:
         return [str(c) for c in pq.read_schema(path).names if not str(c).startswith("__index_level_")]
     if not path.exists():
         raise FileNotFoundError(f"no such file: {str(path)!r}")
-    return [str(c) for c in _read_text(path, ("NA",), nrows=0).columns]
+    if kind == "spss":
+        return list(_read_spss(path, None, metadata_only=True)[0].columns)
+    if kind == "stata":
+        return list(_read_stata(path, None, header_only=True)[0].columns)
+    dialect = _dialect(path, sep, ".", encoding)
+    return [str(c) for c in _read_text(path, ("NA",), nrows=0, dialect=dialect).columns]
 
 
 def separator_hint(columns) -> str:
@@ -415,55 +713,26 @@ def separator_hint(columns) -> str:
         return ""
     for sep, name in ((";", "semicolon"), ("\t", "tab")):
         if sep in cols[0]:
-            return (f" The file may be {name}-separated (its one column is named {cols[0][:60]!r}); pysdc reads "
-                    "comma-separated files: convert it, e.g. with pandas: pd.read_csv(path, sep="
-                    f"{sep!r}).to_csv(new_path, index=False).")
+            shown = "\\t" if sep == "\t" else sep
+            return (f" The file may be {name}-separated (its one column is named {cols[0][:60]!r}); give the "
+                    f"separator: --sep '{shown}' on the command line, read_table(path, sep={sep!r}) in Python.")
     return ""
 
 
-def _read_text(path: Path, na_values, nrows=None, usecols=None) -> pd.DataFrame:
-    """Every field as text; only the ``na_values`` (quoted or not) are missing."""
-    try:
-        return pd.read_csv(
-            path, dtype=object, keep_default_na=False, na_values=list(na_values), encoding="utf-8",
-            nrows=nrows, usecols=usecols,
-        )
-    except UnicodeDecodeError as exc:
-        raise InvalidParameterError(
-            f"file {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
-            "re-save it as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
-        ) from None
-    except pd.errors.EmptyDataError:
-        raise InvalidParameterError(f"file {str(path)!r} is empty; it needs at least a header row.") from None
-    except pd.errors.ParserError as exc:
-        raise InvalidParameterError(f"file {str(path)!r} is not a well-formed CSV file: {exc}".strip()) from None
-
-
-def _convert(text: np.ndarray, entry: dict, what: str) -> pd.Series:
+def _convert(text: np.ndarray, entry: dict, what: str, decimal: str = ".") -> pd.Series:
     cls = entry["r_class"]
     dtype = entry.get("dtype")
     if cls == "numeric" and dtype is not None and pd.api.types.is_integer_dtype(pd.api.types.pandas_dtype(dtype)):
         cls = "integer"  # 64-bit integers beyond R's range: R reads doubles, pandas gets them back exactly
     if cls == "numeric":
-        vals = _parse_float(text, what)
+        vals = _parse_float(text, what, decimal)
         return pd.Series(vals, dtype=dtype or "float64")
     if cls == "integer":
         vals, miss = _parse_int(text, what)
-        if not miss.any():
-            return pd.Series(vals).astype(dtype or "int64")
-        out = pd.array(vals, dtype="Int64")
-        out[miss] = pd.NA
-        target = pd.api.types.pandas_dtype(dtype or "Int64")
-        if not isinstance(target, pd.api.extensions.ExtensionDtype):
-            target = pd.Int64Dtype()  # a NumPy integer dtype cannot hold NA
-        return pd.Series(out).astype(target)
+        return _int_series(vals, miss, dtype)
     if cls == "logical":
         vals, miss = _parse_bool(text, what)
-        if not miss.any():
-            return pd.Series(vals).astype(dtype or "bool")
-        out = pd.array(vals, dtype="boolean")
-        out[miss] = pd.NA
-        return pd.Series(out)
+        return _bool_series(vals, miss, dtype)
     if cls == "character":
         vals = np.where(pd.isna(text), None, text).astype(object)
         return pd.Series(vals, dtype=_string_dtype(dtype or "object"))
@@ -482,7 +751,26 @@ def _convert(text: np.ndarray, entry: dict, what: str) -> pd.Series:
     return pd.Series(pd.Categorical.from_codes(codes, categories=cats, ordered=(cls == "ordered")))
 
 
-def _infer(text: np.ndarray, what: str) -> pd.Series:
+def _int_series(vals: np.ndarray, miss: np.ndarray, dtype) -> pd.Series:
+    if not miss.any():
+        return pd.Series(vals).astype(dtype or "int64")
+    out = pd.array(vals, dtype="Int64")
+    out[miss] = pd.NA
+    target = pd.api.types.pandas_dtype(dtype or "Int64")
+    if not isinstance(target, pd.api.extensions.ExtensionDtype):
+        target = pd.Int64Dtype()  # a NumPy integer dtype cannot hold NA
+    return pd.Series(out).astype(target)
+
+
+def _bool_series(vals: np.ndarray, miss: np.ndarray, dtype) -> pd.Series:
+    if not miss.any():
+        return pd.Series(vals).astype(dtype or "bool")
+    out = pd.array(vals, dtype="boolean")
+    out[miss] = pd.NA
+    return pd.Series(out)
+
+
+def _infer(text: np.ndarray, what: str, decimal: str = ".") -> pd.Series:
     """R's read.csv type inference on one column of text."""
     present = text[~pd.isna(text)]
     if len(present) == 0:
@@ -496,7 +784,7 @@ def _infer(text: np.ndarray, what: str) -> pd.Series:
         cls = "character"
         head = nonblank[:1000]  # most columns show their type at once: skip hopeless full parses
         passes = []
-        for parse in (_parse_int, _parse_float):
+        for parse in (_parse_int, lambda t, w: _parse_float(t, w, decimal)):
             try:
                 parse(head, what)
                 passes.append(parse)
@@ -512,13 +800,13 @@ def _infer(text: np.ndarray, what: str) -> pd.Series:
             _warn_big_integers(ints, what)
         except InvalidParameterError:
             try:
-                _parse_float(nonblank, what)
+                _parse_float(nonblank, what, decimal)
                 cls = "numeric"
             except InvalidParameterError:
                 pass
             if cls == "numeric" and any(len(t.lstrip("+-")) > 15 and t.lstrip("+-").isdigit() for t in nonblank[:1000]):
                 _warn_big_integers(None, what)
-    return _convert(text, {"r_class": cls}, what)
+    return _convert(text, {"r_class": cls}, what, decimal)
 
 
 def _warn_big_integers(ints, what: str) -> None:
@@ -538,18 +826,107 @@ def _warn_big_integers(ints, what: str) -> None:
     )
 
 
-def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_columns=()) -> pd.DataFrame:
-    """Read a table written by :func:`write_table`, any CSV, or a Parquet file.
+def _effective(entry: dict, text_columns) -> dict:
+    """A schema entry as it is read: text columns as character, 64-bit integers as integers."""
+    if entry["name"] in text_columns:
+        return {"name": entry["name"], "r_class": "character"}
+    dtype = entry.get("dtype")
+    if entry["r_class"] == "numeric" and dtype is not None:
+        try:
+            if pd.api.types.is_integer_dtype(pd.api.types.pandas_dtype(dtype)):
+                return {**entry, "r_class": "integer"}
+        except TypeError:
+            pass
+    return entry
+
+
+def _read_typed_fast(path: Path, entries: list, na_values, usecols, dialect, show: bool) -> pd.DataFrame | None:
+    """The schema's types parsed by pandas' C parser; None where it cannot reproduce the rules of the
+    text route (then :func:`read_table` takes that route, which also words the errors).
+
+    Doubles are parsed by the C parser (correctly rounded), integers as pandas ``Int64``; logicals
+    and factors as pandas categoricals (hashed in C), whose few distinct texts are then checked
+    and mapped to the levels. Where the C parser has inferred a type for a factor's categories
+    (``01`` and ``1.0`` would both become 1), that column is read again as text.
+    """
+    na = list(na_values)
+    dtypes, nas = {}, {}
+    for e in entries:
+        cls = e["r_class"]
+        dtypes[e["name"]] = {"numeric": np.float64, "integer": "Int64", "character": object}.get(cls, "category")
+        nas[e["name"]] = na + [""] if cls in ("numeric", "integer", "logical") else na
+    kw = {"keep_default_na": False, "usecols": usecols, "decimal": dialect[1], **_FLOAT_KW}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. DtypeWarning; the text route warns where it matters
+            df = _pandas_csv(path, dialect, show, dtype=dtypes, na_values=nas, **kw)
+    except InvalidParameterError:
+        raise
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if [str(c) for c in df.columns] != [e["name"] for e in entries]:
+        return None
+    retext = [e["name"] for i, e in enumerate(entries) if e["r_class"] in ("factor", "ordered")
+              and not all(isinstance(c, str) for c in df.iloc[:, i].cat.categories)]
+    if retext:  # inferred categories: the exact texts of those columns
+        text = _pandas_csv(path, dialect, False, dtype=object, na_values={n: na for n in retext},
+                           **{**kw, "usecols": retext})
+    cols = {}
+    for i, e in enumerate(entries):
+        s = df.iloc[:, i]
+        cls, dtype, what = e["r_class"], e.get("dtype"), f"column {e['name']!r} of {path.name}"
+        if cls == "numeric":
+            cols[e["name"]] = pd.Series(s.to_numpy(dtype=np.float64), dtype=dtype or "float64")
+        elif cls == "integer":
+            miss = s.isna().to_numpy()
+            cols[e["name"]] = _int_series(s.to_numpy(dtype=np.int64, na_value=0), miss, dtype)
+        elif cls == "character":
+            cols[e["name"]] = _convert(s.to_numpy(dtype=object), e, what)
+        elif cls == "logical":
+            cats = s.cat.categories
+            if pd.api.types.is_bool_dtype(cats.dtype):
+                truth = cats.to_numpy(dtype=bool)
+            elif all(isinstance(c, str) and c in _TRUE + _FALSE for c in cats):
+                truth = np.isin(cats.to_numpy(dtype=object), _TRUE)
+            else:
+                return None
+            codes = s.cat.codes.to_numpy()
+            miss = codes < 0
+            vals = truth[np.maximum(codes, 0)] if len(truth) else np.zeros(len(codes), dtype=bool)
+            cols[e["name"]] = _bool_series(vals & ~miss, miss, dtype)
+        else:
+            index = pd.Index([str(x) for x in e["levels"]], dtype=object)
+            if e["name"] in retext:
+                t = text[e["name"]].to_numpy(dtype=object)
+                codes = index.get_indexer(t)
+                if ((codes < 0) & ~pd.isna(t)).any():
+                    return None
+            else:
+                where = index.get_indexer(s.cat.categories.to_numpy(dtype=object))
+                if (where < 0).any():
+                    return None
+                raw = s.cat.codes.to_numpy()
+                codes = np.where(raw >= 0, where[np.maximum(raw, 0)] if len(where) else -1, -1)
+            cats_typed = _typed_levels([str(x) for x in e["levels"]], e.get("levels_dtype"), f"the levels of {what}")
+            cols[e["name"]] = pd.Series(pd.Categorical.from_codes(codes, categories=cats_typed,
+                                                                  ordered=(cls == "ordered")))
+    return pd.DataFrame(cols, columns=[e["name"] for e in entries])
+
+
+def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_columns=(), sep=None, decimal=None,
+               encoding=None, progress=None) -> pd.DataFrame:
+    """Read a table: a file written by :func:`write_table`, any CSV, Parquet, SPSS or Stata.
 
     Parameters
     ----------
     path : str or path-like
-        ``.csv``, ``.csv.gz`` (any compression pandas recognises) or
-        ``.parquet``/``.pq``.
+        ``.csv``, ``.csv.gz`` (any compression pandas recognises; other names are read as CSV
+        too), ``.parquet``/``.pq``, SPSS ``.sav``/``.zsav``/``.por`` (needs ``pyreadstat``:
+        ``pip install "pysdc-measures[spss]"``) or Stata ``.dta``.
     schema : dict, str, path-like or None
         The schema (a dict or the path of its JSON file). ``None``: the
         sidecar ``<stem>.schema.json`` next to ``path`` if it exists, else
-        R's ``read.csv`` type inference. Ignored for Parquet files.
+        R's ``read.csv`` type inference. Ignored for Parquet, SPSS and Stata files.
     na_values : sequence of str, default ("NA",)
         Texts that mean a missing value, like R's ``na.strings``. Blank
         fields are missing in numeric, integer and logical columns anyway; in
@@ -561,27 +938,65 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
     text_columns : sequence of str, default ()
         Read these columns as text (R's ``character``), whatever they hold: for ids that
         are numbers beyond 2^53 (e.g. 20-digit ids), which as doubles would merge.
+    sep : str, optional
+        The CSV field separator (``","``, ``";"``, ``"\\t"`` ...). Default: detected -- the one
+        of comma, semicolon and tab that splits every line of the file's first 64 KiB into the
+        same number of fields (comma if none does; an error if several do).
+    decimal : {".", ","}, optional
+        The decimal mark of numbers. Default: ``"."`` in comma-separated files; in others
+        ``","`` when the first 64 KiB hold numbers with a decimal comma and none with a
+        decimal point (R's ``read.csv2`` convention), else ``"."``. With ``","`` a text with a
+        point is not a number (as in R).
+    encoding : str, optional
+        The text encoding, e.g. ``"latin-1"`` or ``"cp1252"``. Default UTF-8 (a byte-order
+        mark is skipped); a file that is not UTF-8 is refused with a message naming the
+        offending byte (single-byte encodings cannot be told apart reliably, so none is guessed).
+    progress : bool, optional
+        Report the reading progress on stderr. Default: for files of at least
+        :data:`PROGRESS_MIN_BYTES` (64 MiB) on disk.
 
     Returns
     -------
     pandas.DataFrame
         With a fresh ``RangeIndex``.
+
+    Notes
+    -----
+    With a schema, the file is parsed by pandas' C parser with the schema's types (several
+    times faster than field-by-field text), keeping the rules of the text route: blank
+    numeric fields are missing, doubles are correctly rounded, logicals are ``TRUE``/``FALSE``/
+    ``T``/``F``/``true``/``false``/``True``/``False``, factor values must be among the levels.
+    Any field the fast parse cannot take sends the file through the text route, which gives
+    the same values or the precise error. One leniency: an integer column may hold whole
+    numbers written as ``1.0`` or ``1e3`` (R's ``read.csv`` with the schema's
+    ``colClasses = "integer"`` refuses them; the values are the same).
+
+    SPSS and Stata files: variables with value labels become (unordered) categoricals whose
+    levels are the labels, in the order of their values, values without a label appearing as
+    their number (``haven::as_factor``'s default, as sdcMicro's GUI reads such files);
+    user-defined and extended missing values are missing; Stata's integer storage types are
+    read as doubles, as ``haven`` does.
     """
     path = Path(path)
-    if path.name.lower().endswith(_PARQUET):
+    kind = _kind(path)
+    if kind == "parquet":
         return _read_parquet(path)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {str(path)!r}")
     if path.is_dir():
         raise InvalidParameterError(f"{str(path)!r} is a directory; give the path of a CSV or Parquet file.")
+    if kind in ("spss", "stata"):
+        return _read_labelled(path, kind, None if usecols is None else [str(c) for c in usecols])
     if schema is None and schema_path(path).exists():
         schema = schema_path(path)
     if isinstance(na_values, str) or not all(isinstance(v, str) for v in na_values):
         raise InvalidParameterError(f"na_values must be a list of strings; got {na_values!r}.")
+    dialect = _dialect(path, sep, decimal, encoding)
+    show = _show_progress(path, progress)
     text_columns = set(text_columns or ())
     if usecols is not None:
         usecols = [str(c) for c in usecols]
-        header = read_header(path)
+        header = read_header(path, sep=dialect[0], encoding=dialect[2])
         unknown = [c for c in usecols if c not in header]
         if unknown:
             raise InvalidParameterError(
@@ -589,18 +1004,20 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
                 f"{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
             )
         usecols = [c for c in header if c in set(usecols)]
-    raw = _read_text(path, na_values, usecols=usecols)
-    names = [str(c) for c in raw.columns]
     if schema is None:
+        raw = _read_text(path, na_values, usecols=usecols, dialect=dialect, show=show)
+        names = [str(c) for c in raw.columns]
         cols = {n: (_convert(raw.iloc[:, i].to_numpy(dtype=object), {"r_class": "character"}, "")
                     if n in text_columns else
-                    _infer(raw.iloc[:, i].to_numpy(dtype=object), f"column {n!r} of {path.name}"))
+                    _infer(raw.iloc[:, i].to_numpy(dtype=object), f"column {n!r} of {path.name}", dialect[1]))
                 for i, n in enumerate(names)}
         return pd.DataFrame(cols, columns=names)
     sch = read_schema(schema)
     if usecols is not None:
         sch = {**sch, "columns": [c for c in sch["columns"] if c["name"] in set(usecols)]}
     want = [c["name"] for c in sch["columns"]]
+    names = [c for c in read_header(path, sep=dialect[0], encoding=dialect[2])
+             if usecols is None or c in set(usecols)]
     if names != want:
         extra = [n for n in names if n not in want]
         lacking = [n for n in want if n not in names]
@@ -615,13 +1032,103 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
             f"the columns of {path.name} do not match its schema ({'; '.join(detail)}); "
             "pass the right schema (--schema) or fix the file."
         )
-    cols = {}
-    for i, entry in enumerate(sch["columns"]):
-        if entry["name"] in text_columns:
-            entry = {"name": entry["name"], "r_class": "character"}
-        cols[entry["name"]] = _convert(raw.iloc[:, i].to_numpy(dtype=object), entry,
-                                       f"column {entry['name']!r} of {path.name}")
+    entries = [_effective(e, text_columns) for e in sch["columns"]]
+    fast = _read_typed_fast(path, entries, na_values, usecols, dialect, show)
+    if fast is not None:
+        return fast
+    raw = _read_text(path, na_values, usecols=usecols, dialect=dialect, show=show)
+    cols = {e["name"]: _convert(raw.iloc[:, i].to_numpy(dtype=object), e, f"column {e['name']!r} of {path.name}",
+                                dialect[1])
+            for i, e in enumerate(entries)}
     return pd.DataFrame(cols, columns=want)
+
+
+# ---------------------------------------------------------------------------
+# SPSS and Stata
+
+
+def _read_spss(path: Path, usecols, metadata_only: bool = False):
+    try:
+        import pyreadstat
+    except ImportError:
+        raise InvalidParameterError(
+            f"reading {path.name} (SPSS) needs pyreadstat, which is not installed; install it with: "
+            'pip install "pysdc-measures[spss]"'
+        ) from None
+    por = path.name.lower().endswith(".por")
+    fn = pyreadstat.read_por if por else pyreadstat.read_sav
+    kw = {} if por else {"user_missing": False}
+    try:
+        df, meta = fn(str(path), usecols=usecols, metadataonly=metadata_only, apply_value_formats=False, **kw)
+    except Exception as exc:  # pyreadstat's ReadstatError / PyreadstatError and OS errors
+        raise InvalidParameterError(f"cannot read {path.name} as an SPSS file: {exc}") from None
+    return df, dict(meta.variable_value_labels or {})
+
+
+def _read_stata(path: Path, usecols, header_only: bool = False):
+    try:
+        with pd.read_stata(path, iterator=True, convert_categoricals=False, columns=usecols) as reader:
+            names = list(reader.variable_labels())
+            if header_only:
+                return pd.DataFrame(columns=names), {}
+            try:
+                df = reader.read()
+            except StopIteration:  # no records
+                df = pd.DataFrame(columns=names if usecols is None else list(usecols))
+            sets = reader.value_labels()
+            lbl = getattr(reader, "_lbllist", None)  # the label set of each variable (pandas keeps it private)
+    except (ValueError, TypeError, OSError, KeyError, UnicodeDecodeError) as exc:
+        raise InvalidParameterError(f"cannot read {path.name} as a Stata file: {exc}") from None
+    if isinstance(lbl, (list, tuple)) and len(lbl) == len(names):
+        of = dict(zip(names, lbl))
+    else:  # without pandas' private list: the common convention that a label set is named like its variable
+        of = {n: n for n in names}
+    labels = {n: sets[of[n]] for n in df.columns if of.get(n) and of[n] in sets}
+    for n in df.columns:  # Stata's byte/int/long are doubles in R (haven), as every SPSS number is
+        if n not in labels and pd.api.types.is_integer_dtype(df[n].dtype) and not pd.api.types.is_bool_dtype(df[n]):
+            df[n] = df[n].astype(np.float64)
+    return df, labels
+
+
+def _value_text(v) -> str:
+    if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v).is_integer():
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.15g}"
+    return str(v)
+
+
+def _labelled_factor(s: pd.Series, labels: dict) -> pd.Series:
+    """A labelled variable as a factor: levels = labels in the order of the values, unlabelled values as text."""
+    present = pd.unique(s.dropna().to_numpy())
+    try:
+        values = sorted(set(labels) | set(present.tolist()))
+    except TypeError:  # mixed types: labels first, then the rest as they come
+        values = list(labels) + [v for v in present.tolist() if v not in labels]
+    text = [str(labels[v]) if v in labels else _value_text(v) for v in values]
+    level_of: dict = {}
+    for t in text:
+        level_of.setdefault(t, len(level_of))
+    code_of_value = np.array([level_of[t] for t in text], dtype=np.int64)
+    pos = pd.Index(values, dtype=object).get_indexer(s.astype(object).to_numpy())
+    codes = np.where(pos >= 0, code_of_value[np.maximum(pos, 0)] if len(values) else -1, -1)
+    return pd.Series(pd.Categorical.from_codes(codes, categories=list(level_of)), index=s.index, name=s.name)
+
+
+def _read_labelled(path: Path, kind: str, usecols) -> pd.DataFrame:
+    if usecols is not None:
+        header = read_header(path)
+        unknown = [c for c in usecols if c not in header]
+        if unknown:
+            raise InvalidParameterError(f"{path.name} has no column(s) {unknown[:10]}; its columns are {header[:20]}"
+                                        f"{' ...' if len(header) > 20 else ''}.")
+        usecols = [c for c in header if c in set(usecols)]
+    df, labels = (_read_spss if kind == "spss" else _read_stata)(path, usecols)
+    df = df.reset_index(drop=True)
+    for col, lab in labels.items():
+        if col in df.columns and lab:
+            df[col] = _labelled_factor(df[col], lab)
+    return df
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:

@@ -7,6 +7,7 @@ The R bridge (``pysdc.r``) returns these same classes.
 
 from __future__ import annotations
 
+import html
 import warnings
 from dataclasses import dataclass, field, fields
 
@@ -39,12 +40,73 @@ def _short(value) -> str:
     return repr(value)
 
 
+def _html_value(value) -> str:
+    """One field's value as HTML: small tables for frames and short series, a preview of long arrays."""
+    if isinstance(value, pd.DataFrame):
+        head = value.head(10)
+        more = "" if len(value) <= 10 else f"<div>... {len(value)} rows x {value.shape[1]} columns</div>"
+        return head.to_html(border=0, max_cols=12, float_format=lambda v: f"{v:.6g}") + more
+    if isinstance(value, pd.Series):
+        if len(value) <= 20:
+            rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{html.escape(_short(v))}</td></tr>"
+                           for k, v in value.items())
+            return f"<table>{rows}</table>"
+        return html.escape(f"<Series of {len(value)}>")
+    if isinstance(value, np.ndarray):
+        flat = value.reshape(-1)
+        shown = ", ".join(_short(v.item() if hasattr(v, "item") else v) for v in flat[:8])
+        return html.escape(f"array of {value.size} ({value.dtype}): [{shown}{', ...' if flat.size > 8 else ''}]")
+    if isinstance(value, dict) and len(value) <= 20:
+        rows = "".join(f"<tr><th>{html.escape(str(k))}</th><td>{_html_value(v)}</td></tr>" for k, v in value.items())
+        return f"<table>{rows}</table>"
+    return html.escape(_short(value))
+
+
 class _Repr:
-    """Base of every result class: a short ``repr`` that never prints whole arrays."""
+    """Base of every result class: a short ``repr`` that never prints whole arrays, an HTML view for
+    Jupyter (``_repr_html_``: the summary where the class has one, then every field), and in IPython
+    the summary as its text view."""
 
     def __repr__(self) -> str:
         parts = [f"{f.name}={_short(getattr(self, f.name))}" for f in fields(self) if f.repr]
         return f"{type(self).__name__}({', '.join(parts)})"
+
+    def _summary_text(self) -> str | None:
+        """sdcMicro's printed summary, where the result has one (see :class:`_Summary`)."""
+        return None
+
+    def _repr_html_(self) -> str:
+        name = html.escape(type(self).__name__)
+        parts = [f'<div class="pysdc-result"><strong>{name}</strong>']
+        summary = self._summary_text()
+        if summary:
+            parts.append(f"<pre>{html.escape(summary)}</pre>")
+        rows = "".join(
+            f"<tr><th style='text-align:left;vertical-align:top'>{html.escape(f.name)}</th>"
+            f"<td style='text-align:left'>{_html_value(getattr(self, f.name))}</td></tr>"
+            for f in fields(self)
+        )
+        parts.append(f"<table>{rows}</table></div>")
+        return "".join(parts)
+
+    def _repr_pretty_(self, p, cycle) -> None:  # IPython's text view
+        p.text(repr(self) if cycle else (self._summary_text() or repr(self)))
+
+
+class _Summary:
+    """``str()``/``print()`` show what sdcMicro's ``print`` method of the result shows, built from the
+    report model (:mod:`pysdc.report._model`) and rendered by :mod:`pysdc.report._text`, as the
+    command line does; ``repr()`` stays the short field listing."""
+
+    _summary_name = ""
+
+    def _summary_text(self) -> str:
+        from .report import _model, _text
+
+        return getattr(_text, f"{self._summary_name}_text")(getattr(_model, f"{self._summary_name}_summary")(self))
+
+    def __str__(self) -> str:
+        return self._summary_text()
 
 
 def _deprecated(old: str, new: str, since: str = "0.2", until: str = "0.3") -> None:
@@ -101,7 +163,7 @@ _FRAME_ATTRS = frozenset({
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class LDiversityResult(_Repr):
+class LDiversityResult(_Summary, _Repr):
     """Result of :func:`pysdc.ldiversity`.
 
     Attributes
@@ -126,6 +188,8 @@ class LDiversityResult(_Repr):
     with a :class:`DeprecationWarning`; they will be removed in pysdc 0.3. Use
     ``result.table``.
     """
+
+    _summary_name = "ldiversity"
 
     table: pd.DataFrame
     key_vars: tuple = ()
@@ -205,7 +269,7 @@ class ILVariablesResult(_Repr):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class FreqCalcResult(_Repr):
+class FreqCalcResult(_Summary, _Repr):
     """Result of :func:`pysdc.freq_calc`.
 
     Attributes
@@ -229,6 +293,8 @@ class FreqCalcResult(_Repr):
         work once per combination. None where unknown (e.g. from the R bridge).
     """
 
+    _summary_name = "freq_calc"
+
     fk: np.ndarray
     Fk: np.ndarray
     n1: int
@@ -239,7 +305,7 @@ class FreqCalcResult(_Repr):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class IndivRiskResult(_Repr):
+class IndivRiskResult(_Summary, _Repr):
     """Result of :func:`pysdc.indiv_risk`.
 
     Attributes
@@ -256,6 +322,8 @@ class IndivRiskResult(_Repr):
         The key variables.
     """
 
+    _summary_name = "indiv_risk"
+
     rk: np.ndarray
     fk: np.ndarray
     method: str
@@ -264,7 +332,7 @@ class IndivRiskResult(_Repr):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class MeasureRiskResult(_Repr):
+class MeasureRiskResult(_Summary, _Repr):
     """Result of :func:`pysdc.measure_risk`.
 
     Attributes
@@ -290,6 +358,8 @@ class MeasureRiskResult(_Repr):
     key_vars : tuple
         The key variables.
     """
+
+    _summary_name = "measure_risk"
 
     global_risk_er: float
     global_risk: float

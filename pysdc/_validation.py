@@ -144,8 +144,12 @@ def check_columns(name: str, columns, data: pd.DataFrame, *, data_name: str = "d
         )
     missing = [c for c in cols if c not in data.columns]
     if missing:
+        positions = [int(c) for c in missing if isinstance(c, numbers.Integral) and not isinstance(c, bool)]
+        names = [str(data.columns[p - 1]) for p in positions if 1 <= p <= data.shape[1]]
+        hint = ("" if not positions else " pysdc takes column names, not positions as R's keyVars = c(2, 4) does"
+                + (f" (R's positions {positions} would be {names})" if len(names) == len(positions) else "") + ";")
         raise InvalidParameterError(
-            f"{name} names column(s) {_show(missing)} that {data_name} does not have; "
+            f"{name} names column(s) {_show(missing)} that {data_name} does not have;{hint} "
             f"available columns: {list(data.columns)[:20]}{' ...' if data.shape[1] > 20 else ''}."
         )
     if len(set(cols)) != len(cols):
@@ -394,6 +398,16 @@ def validate(params: dict, arguments: dict) -> dict:
     return values
 
 
+def _has_foreign_frame(params: dict, arguments: dict) -> bool:
+    """Whether a frame argument is something other than a pandas DataFrame, a NumPy array or a plain value."""
+    for name, constraint in params.items():
+        if isinstance(constraint, Frame):
+            value = arguments.get(name)
+            if value is not None and not isinstance(value, (pd.DataFrame, np.ndarray, list, tuple, str, int, float)):
+                return True
+    return False
+
+
 def validate_params(params: dict):
     """Decorator: validate a public function's arguments from declared constraints.
 
@@ -411,9 +425,25 @@ def validate_params(params: dict):
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            bound = sig.bind(*args, **kwargs)
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError:
+                # an SdcProblem in place of the data may supply what is missing (key_vars, ...)
+                bound = sig.bind_partial(*args, **kwargs)
+                if not _has_foreign_frame(params, bound.arguments):
+                    raise
             bound.apply_defaults()
-            return func(**validate(params, bound.arguments))
+            arguments = bound.arguments
+            if _has_foreign_frame(params, arguments):
+                # an SdcProblem / SdcObj, a DuckDB relation, a Spark DataFrame or a lazy scan in place
+                # of a frame: pysdc._adapters decides (imported only then, so plain calls stay cheap)
+                from ._adapters import adapt
+
+                outcome = adapt(func, params, arguments)
+                if outcome.result is not outcome.NOTHING:
+                    return outcome.result
+                arguments = outcome.arguments
+            return func(**validate(params, arguments))
 
         wrapper.__pysdc_params__ = params
         return wrapper

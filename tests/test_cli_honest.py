@@ -80,11 +80,15 @@ def test_empty_text_fields_in_keys_are_warned_about(tmp_path, capsys):
     assert not any("empty text field" in w["message"] for w in json.loads(out)["warnings"])
 
 
-def test_semicolon_file_gets_a_separator_hint(tmp_path, capsys):
+def test_semicolon_file_is_read_as_semicolon_separated(tmp_path, capsys):
+    # issue 16: the separator is detected (before, the file had one column 'a;b;c' and got a hint)
     p = tmp_path / "semi.csv"
     p.write_text("a;b;c\n1;2;3\n4;5;6\n")
+    code, out, _ = run(capsys, "risk", str(p), "--keys", "a", "--no-suda", "--json")
+    assert code == 0 and json.loads(out)["data"]["n_records"] == 2
+    p.write_text("a;b;c\n1;2\n4;5;6;7\n")  # ragged: not detected, so read as one column, with the hint
     code, _, err = run(capsys, "risk", str(p), "--keys", "a")
-    assert code == 2 and _one_error_line(err) and "semicolon-separated" in err
+    assert code == 2 and _one_error_line(err) and "semicolon-separated" in err and "--sep ';'" in err
 
 
 def test_histogram_counts_every_record_and_risks_above_one_have_their_own_bin(tmp_path, capsys):

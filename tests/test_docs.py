@@ -52,11 +52,13 @@ def _python_blocks():
     return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
 
 
-def test_readme_native_example_runs():
+def test_readme_native_example_runs(tmp_path, monkeypatch):
     blocks = [b for b in _python_blocks() if "pysdc.r" not in b]
     assert blocks, "README lost its native quick-start example"
+    monkeypatch.chdir(tmp_path)  # files the examples write (report.html) land here
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})
+    assert (tmp_path / "report.html").stat().st_size > 10_000
 
 
 def test_readme_bridge_example_runs():

@@ -226,8 +226,10 @@ def test_trap_categorical_with_non_string_categories_is_a_factor():
     assert rcall("function(d) levels(d$x)", pd.DataFrame({"x": s})).tolist() == ["1", "2"]
     assert list(r_na(s)) == [False, False, True, False]
     back = roundtrip(pd.DataFrame({"x": s}))["x"]
-    assert list(back.cat.categories) == ["1", "2"]  # R levels are text
+    assert list(back.cat.categories) == [1, 2]  # R levels are text; the bridge remembers the categories
     assert back.cat.codes.tolist() == [0, 1, -1, 1]
+    made_in_r = rcall("function(d) data.frame(x = d$y)", pd.DataFrame({"y": s}))["x"]  # no memory of "x"
+    assert list(made_in_r.cat.categories) == ["1", "2"]
     floats = pd.Series(pd.Categorical([1.5, 2.0]))
     assert rcall("function(d) levels(d$x)", pd.DataFrame({"x": floats})).tolist() == ["1.5", "2"]
 

@@ -17,6 +17,7 @@ def _run(code: str, env_extra=None) -> subprocess.CompletedProcess:
 def test_import_pysdc_and_bridge_loads_no_rpy2():
     code = (
         "import sys, json, pysdc, pysdc.r\n"
+        "pysdc.r.SdcObj, pysdc.r.print, pysdc.r.formula, pysdc.r.dataset, pysdc.SdcProblem\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('rpy2'))))\n"
     )
     res = _run(code)

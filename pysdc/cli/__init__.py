@@ -6,6 +6,8 @@
     pysdc utility --demo                                      ... on the shipped demo data
     pysdc risk DATA --keys a,b,c [--weight w] [--hid h] ...   re-identification risk
     pysdc risk --demo
+    pysdc report ORIG [MASKED] --keys a,b --output report.html   HTML report
+    pysdc report --demo --output report.html
     pysdc parity ...                                          comparison with sdcMicro (if available)
 
 Input files are CSV (optionally gzipped) or Parquet. A CSV's column types come
@@ -37,7 +39,7 @@ import argparse  # noqa: F401 (the parser classes derive from it)
 import sys
 
 from .._errors import PysdcError
-from . import risk, utility
+from . import report, risk, utility
 from ._common import PROG, ArgumentParser, one_line, silence_stdout, version
 
 __all__ = ["main", "build_parser"]
@@ -54,6 +56,7 @@ def build_parser(parity=None) -> ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     utility.add_parser(sub)
     risk.add_parser(sub)
+    report.add_parser(sub)
     if parity is None:
         sub.add_parser("parity", help="compare pysdc with sdcMicro (needs R and sdcMicro)", add_help=False)
     elif isinstance(parity, str):
@@ -94,7 +97,7 @@ def main(argv=None) -> int:
     parity = _parity_module() if _first_positional(argv) == "parity" else None
     parser = build_parser(parity)
     first = _first_positional(argv)
-    parser.command = first if first in ("utility", "risk", "parity") else None
+    parser.command = first if first in ("utility", "risk", "report", "parity") else None
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors (argparse printed them)
@@ -103,7 +106,11 @@ def main(argv=None) -> int:
         parser.print_help(out)
         return 2 if getattr(args, "command", None) is None else 0
     try:
-        return int(args.run(args, out))
+        from .._io import csv_dialect
+
+        with csv_dialect(sep=getattr(args, "sep", None), decimal=getattr(args, "decimal", None),
+                         encoding=getattr(args, "encoding", None)):
+            return int(args.run(args, out))
     except BrokenPipeError:  # e.g. `pysdc utility --demo | head`: stop quietly
         silence_stdout()
         return 1

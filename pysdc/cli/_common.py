@@ -221,6 +221,14 @@ def add_type_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text", metavar="A,B",
                    help="read these columns as text, not numbers (ids beyond 2^53, e.g. 20-digit household "
                         "ids, which as numbers would merge)")
+    p.add_argument("--sep", metavar="C",
+                   help="field separator of CSV files, e.g. ';' or '\\t' (default: detected among comma, "
+                        "semicolon and tab)")
+    p.add_argument("--decimal", choices=(".", ","),
+                   help="decimal mark of numbers in CSV files (default: '.', or ',' in a ;- or tab-separated "
+                        "file whose numbers are written with a decimal comma)")
+    p.add_argument("--encoding", metavar="ENC",
+                   help="text encoding of CSV files, e.g. latin-1 or cp1252 (default UTF-8)")
 
 
 def silence_stdout() -> None:

@@ -16,8 +16,19 @@ Generic call
 ------------
 :func:`call` runs any sdcMicro (or other R) function on pandas/NumPy/Python
 values and converts the result back (see :mod:`pysdc.r._convert` for the
-table). R objects without a Python counterpart (an ``sdcMicroObj``...) come
-back as :class:`RObject` handles to pass to the next call.
+table). R objects without a Python counterpart come back as :class:`RObject` handles
+to pass to the next call. :func:`print` returns R's printed text, :func:`formula`
+makes an R formula, :func:`dataset` loads sdcMicro's example data sets.
+
+sdcMicro objects
+----------------
+:class:`SdcObj` wraps an ``sdcMicroObj``: ``SdcObj.create(data, key_vars, num_vars=...,
+w=..., hid=..., strata=..., sensitive=...)`` (``createSdcObj``, the specification of
+:class:`pysdc.SdcProblem`), slots as pandas (``.orig_data``, ``.manip_data``, ``.risk``,
+``.utility`` ...), sdcMicro's methods returning a new object (``.local_suppression(k=3)``,
+``.microaggregation(method="mdav", aggr=3)``, ``.add_noise``, ``.pram``, ``.global_recode``,
+``.top_bot_coding``, ``.undo()``), ``repr`` = R's ``print(sdc, "risk")``, and
+``.to_problem()`` to the native :class:`pysdc.SdcProblem`.
 
 Threads, errors, warnings, messages
 -----------------------------------
@@ -36,11 +47,17 @@ from .._errors import RNotAvailableError
 from ._laeken import gini
 from ._measures import WRAPPERS as _WRAPPERS
 from ._objects import Availability, CallLog, RList, RObject
+from ._sdcobj import SdcObj
 
 globals().update(_WRAPPERS)  # pysdc.r.<measure> for every registry entry with a bridge
 
+# pysdc.r.print is public but not in __all__: ``from pysdc.r import *`` must not shadow Python's print
 __all__ = [
     "call",
+    "formula",
+    "dataset",
+    "datasets",
+    "SdcObj",
     "available",
     "versions",
     "last_call_log",
@@ -53,51 +70,103 @@ __all__ = [
 ]
 
 
-def call(fun: str, *args, package: str | None = "sdcMicro", as_robject: bool = False, **kwargs):
+def _r_names(kwargs: dict, r_args) -> dict:
+    """Python keyword arguments -> R argument names: one trailing ``_`` dropped, then ``r_args``."""
+    from .._errors import InvalidParameterError
+
+    out = {}
+    for k, v in kwargs.items():
+        out[k[:-1] if k.endswith("_") and len(k) > 1 else k] = v
+    if r_args is not None:
+        if not isinstance(r_args, dict) or not all(isinstance(k, str) and k for k in r_args):
+            raise InvalidParameterError(
+                f"r_args must be a dict of R argument names (str) to values; got {type(r_args).__name__}."
+            )
+        clash = sorted(set(out) & set(r_args))
+        if clash:
+            raise InvalidParameterError(f"R argument(s) {clash} given twice (as keywords and in r_args).")
+        out.update(r_args)
+    return out
+
+
+def call(fun: str, /, *args, package: str | None = "sdcMicro", as_robject: bool = False,
+         r_args: dict | None = None, **kwargs):
     """Call the R function ``package::fun`` with converted arguments.
 
     Parameters
     ----------
     fun : str
-        The R function's name, e.g. ``"addNoise"``.
+        The R function's name, e.g. ``"addNoise"`` (positional only: an R argument
+        called ``fun`` can be passed as ``fun=``).
     *args, **kwargs
         Positional and named R arguments: DataFrames (-> data.frame), Series and
         1-d arrays (-> vectors/factors), 2-d arrays (-> matrices), scalars, None
         (-> NULL), lists of scalars (-> vectors), other lists (-> unnamed lists),
-        dicts (-> named lists), RObject/RList handles. For R argument names that
-        are not Python identifiers use ``**{"na.rm": True}``.
+        dicts (-> named lists), RObject/RList handles. Text starting with ``~``
+        becomes an R formula (see :func:`formula`).
     package : str or None
-        ``"sdcMicro"`` (default; its exported functions), any installed package,
-        ``"base"``, or None for R's search path (e.g. ``stats`` functions).
+        ``"sdcMicro"`` (default): sdcMicro's exported function, or, when sdcMicro
+        does not export ``fun``, the first of base, stats, utils and methods that does
+        (``call("set.seed", 1)``, ``call("as.data.frame", x)`` work). Any other
+        installed package, ``"base"``, or None for R's search path.
     as_robject : bool
         Return the result as an :class:`RObject` handle without converting it.
+    r_args : dict, optional
+        More R arguments by their R names, for names that are not Python identifiers
+        (``{"na.rm": True}``) or that ``call`` uses itself (``{"package": "sdcMicro"}``).
 
     Returns
     -------
     The converted result: data.frame -> DataFrame, matrix -> ndarray (DataFrame
     with dimnames), named list -> dict (:class:`RList` when it has an S3 class),
     unnamed list -> list, vector -> ndarray (length 1 -> scalar, named -> Series),
-    factor -> Categorical, anything else -> :class:`RObject`.
+    factor -> Categorical, anything else -> :class:`RObject`. Columns of a returned
+    data.frame that carry the name of a column sent in this call get that column's
+    pandas dtype back when R kept its type (see :mod:`pysdc.r._convert`).
 
     Raises
     ------
     pysdc.RNotAvailableError
         R, rpy2 or the package is missing.
     pysdc.RCallError
-        R signalled an error (``.r_message``, ``.call``).
+        R signalled an error (``.r_message``, ``.call``); R's error text is not echoed to
+        the console. A function that the package does not export names the packages that do.
+    pysdc.InvalidParameterError
+        An argument has no R counterpart, or text starting with ``~`` is not a valid formula.
 
     Warns
     -----
     pysdc.RWarning
         For each R warning.
 
+    Notes
+    -----
+    **R argument names that clash with call's own.** ``call`` uses the keywords
+    ``package``, ``as_robject`` and ``r_args``. To pass an R argument of one of these
+    names, add a trailing underscore -- one trailing ``_`` is always dropped, so
+    ``package_="sdcMicro"`` is R's ``package = "sdcMicro"`` -- or put it in ``r_args``.
+    (An R argument whose name really ends in ``_`` is passed through ``r_args``.)
+
+    **Formulas.** A ``str`` argument whose text starts with ``~`` is sent as
+    ``stats::as.formula(text)`` (environment: R's global environment), so
+    ``formulaM="~ sex + water"`` works as in R. To send such text as a character string,
+    pass it in a list (``["~ x"]``). :func:`formula` makes a formula handle explicitly
+    (also for two-sided formulas, ``"y ~ x"``).
+
+    The printed output and messages of the call are in :func:`last_call_log` (``.text``
+    in their order); :func:`print` returns R's printed text.
+
     Examples
     --------
     >>> import pysdc, pysdc.r
-    >>> df = pysdc.load_demo()                                      # doctest: +SKIP
+    >>> df = pysdc.r.dataset("testdata")                              # doctest: +SKIP
+    >>> pysdc.r.call("set.seed", 1)                                   # falls back to base  # doctest: +SKIP
     >>> masked = pysdc.r.call("addNoise", df[["income"]], noise=150)  # doctest: +SKIP
-    >>> xm = masked.slot("xm") if isinstance(masked, pysdc.r.RObject) else masked["xm"]  # doctest: +SKIP
-    >>> pysdc.d_utility(df[["income"]], xm)                         # doctest: +SKIP
+    >>> env = pysdc.r.call("new.env", as_robject=True)                 # doctest: +SKIP
+    >>> pysdc.r.call("data", list="testdata", package_="sdcMicro",
+    ...              envir=env, package="utils")   # R's package= argument  # doctest: +SKIP
+    >>> pysdc.r.call("mean", [1.0, None, 3.0], r_args={"na.rm": True})  # doctest: +SKIP
+    2.0
     """
     from . import _session
 
@@ -105,7 +174,151 @@ def call(fun: str, *args, package: str | None = "sdcMicro", as_robject: bool = F
         from .._errors import InvalidParameterError
 
         raise InvalidParameterError(f"fun must be the name of an R function; got {fun!r}.")
-    return _session.call(fun, args, kwargs, package=package, as_robject=as_robject)
+    return _session.call(fun, args, _r_names(kwargs, r_args), package=package, as_robject=as_robject)
+
+
+def print(obj, /, *args, r_args: dict | None = None, **kwargs) -> str:  # noqa: A001 - R's print
+    """R's printed text of ``print(obj, ...)``, as R's console shows it.
+
+    Parameters
+    ----------
+    obj
+        Anything :func:`call` accepts (an :class:`RObject`, :class:`SdcObj`, a DataFrame ...).
+    *args, **kwargs, r_args
+        Further arguments of R's ``print`` (e.g. ``"risk"`` for an ``sdcMicroObj``),
+        named as in :func:`call`.
+
+    Returns
+    -------
+    str
+        Printed output and messages in the order R emitted them (R's warnings are raised
+        as :class:`pysdc.RWarning`, not included).
+
+    Raises
+    ------
+    pysdc.RCallError
+        The print method failed (R's message; nothing is echoed to the console).
+
+    See Also
+    --------
+    last_call_log : ``.text`` holds the same for any call.
+    SdcObj.print : ``print(sdc, type)`` of an sdcMicroObj.
+
+    Notes
+    -----
+    sdcMicro's print methods write part of their text with ``message()`` (R's stderr) and part
+    with ``cat()``; R's console shows both, interleaved, and so does this text. ``print`` is
+    sdcMicro's (an S4 generic with the ``sdcMicroObj`` method) when sdcMicro is installed, else
+    base R's. ``call("print", obj)`` returns print's invisible value instead.
+
+    Examples
+    --------
+    >>> sdc = pysdc.r.SdcObj.create(pysdc.r.dataset("testdata"), ["urbrur", "roof"])  # doctest: +SKIP
+    >>> text = pysdc.r.print(sdc, "risk")                                           # doctest: +SKIP
+    """
+    from . import _session
+
+    if isinstance(obj, SdcObj):
+        obj = obj.handle
+    # sdcMicro's print (an S4 generic with its sdcMicroObj method) when installed, else base::print
+    _session.call("print", (obj, *args), _r_names(kwargs, r_args), package="sdcMicro", as_robject=True)
+    return _session.last_call_log().text
+
+
+def formula(text: str) -> RObject:
+    """An R formula from its text (R's ``stats::as.formula(text)``), as a handle to pass to :func:`call`.
+
+    Parameters
+    ----------
+    text : str
+        The formula, e.g. ``"~ sex + water"`` or ``"income ~ age"``.
+
+    Returns
+    -------
+    RObject
+        A handle of R class ``formula`` (environment: R's global environment).
+
+    Notes
+    -----
+    :func:`call` already turns text starting with ``~`` into a formula; this function is
+    for two-sided formulas, for formulas inside lists or dicts, and to reuse one formula.
+
+    Raises
+    ------
+    pysdc.InvalidParameterError
+        The text holds no ``~`` or R cannot parse it.
+
+    Examples
+    --------
+    >>> f = pysdc.r.formula("~ sex + water")                                      # doctest: +SKIP
+    >>> pysdc.r.call("modRisk", sdc, method="default", formulaM=f)                # doctest: +SKIP
+    """
+    from .._errors import InvalidParameterError
+    from . import _convert, _session
+
+    if not isinstance(text, str) or "~" not in text:
+        raise InvalidParameterError(f"formula takes the text of an R formula containing '~'; got {text!r}.")
+    with _session.LOCK:
+        return _convert.handle(_session.formula_sexp(text))
+
+
+def dataset(name: str):
+    """One of sdcMicro's example data sets, as R's ``data(name, package = "sdcMicro")`` loads it.
+
+    Parameters
+    ----------
+    name : str
+        E.g. ``"testdata"``, ``"testdata2"``, ``"francdat"``, ``"free1"``,
+        ``"CASCrefmicrodata"``, ``"EIA"``, ``"Tarragona"``, ``"casc1"``, ``"microData"``;
+        :func:`datasets` lists them all.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Data frames and matrices as DataFrames (R's factors as categoricals, integers as
+        ``int64``, ``Int64`` where they hold NA); anything else converted as by :func:`call`.
+
+    Raises
+    ------
+    pysdc.InvalidParameterError
+        sdcMicro has no data set of that name (the message lists the names).
+    pysdc.RNotAvailableError
+        R, rpy2 or sdcMicro is missing.
+
+    See Also
+    --------
+    pysdc.load_demo : pysdc's own demo data (no R needed).
+
+    Examples
+    --------
+    >>> testdata = pysdc.r.dataset("testdata")                 # doctest: +SKIP
+    >>> testdata.shape                                         # doctest: +SKIP
+    (4580, 15)
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .._errors import InvalidParameterError
+    from . import _session
+
+    names = datasets()
+    if not isinstance(name, str) or name not in names:
+        raise InvalidParameterError(f"sdcMicro has no data set {name!r}; its data sets are {names}.")
+    out = _session.call("load_data", (name,), {}, helper=True)
+    if isinstance(out, np.ndarray) and out.ndim == 2:
+        out = pd.DataFrame(out, columns=[f"V{i + 1}" for i in range(out.shape[1])])
+    return out
+
+
+def datasets() -> list:
+    """The names of sdcMicro's example data sets (R's ``data(package = "sdcMicro")``)."""
+    import numpy as np
+
+    from . import _session
+
+    _session.ensure_package("sdcMicro")
+    out = _session.call("pkg_datasets", ("sdcMicro",), {}, helper=True)
+    return [str(x) for x in np.atleast_1d(out)]
 
 
 def available(sdcmicro: bool = True) -> Availability:

@@ -44,30 +44,58 @@ list(
     cl <- as.call(c(list(as.name(".pysdc_f")), lapply(nm, as.name)))
     an <- names(args)
     if (!is.null(an)) names(cl) <- c("", an)
-    warns <- character(0); wcalls <- character(0); msgs <- character(0); out <- character(0)
+    warns <- character(0); wcalls <- character(0); msgs <- character(0)
+    # printed output and messages go to one connection, in the order R emits them; message
+    # lines carry a leading \036 so that the two can be told apart afterwards
+    .pysdc_out <- character(0)
+    con <- textConnection(".pysdc_out", "w", local = TRUE)
     short <- function(cl) if (is.null(cl)) "" else paste(deparse(cl, nlines = 1L, width.cutoff = 100L), collapse = "")
+    nsink <- sink.number()
     res <- withCallingHandlers(
       tryCatch({
         value <- NULL
-        out <- utils::capture.output(value <- eval(cl, env))
-        list(TRUE, value, "")
+        sink(con)
+        value <- withVisible(eval(cl, env))
+        list(TRUE, value$value, "")
       }, error = function(e) list(FALSE, conditionMessage(e), short(conditionCall(e)))),
       warning = function(w) {
         warns <<- c(warns, conditionMessage(w)); wcalls <<- c(wcalls, short(conditionCall(w)))
         invokeRestart("muffleWarning")
       },
       message = function(m) {
-        msgs <<- c(msgs, sub("\n$", "", conditionMessage(m)))
+        txt <- conditionMessage(m)
+        msgs <<- c(msgs, sub("\n$", "", txt))
+        cat(gsub("(^|\n)(?=.)", "\\1\036", txt, perl = TRUE), file = con, sep = "")
         invokeRestart("muffleMessage")
       })
-    list(res[[1]], res[[2]], res[[3]], warns, wcalls, msgs, out)
+    while (sink.number() > nsink) sink()
+    close(con)
+    list(res[[1]], res[[2]], res[[3]], warns, wcalls, msgs, .pysdc_out)
+  },
+  locate = function(name, pkgs) {
+    # the first of pkgs whose namespace exports the function name ("" if none)
+    for (p in pkgs) {
+      if (identical(p, "base")) {
+        if (exists(name, envir = baseenv(), mode = "function", inherits = FALSE)) return(p)
+      } else if (requireNamespace(p, quietly = TRUE) && name %in% getNamespaceExports(p)) {
+        f <- get(name, envir = asNamespace(p))
+        if (is.function(f)) return(p)
+      }
+    }
+    ""
   },
   getfun = function(name, pkg) {
-    if (is.null(pkg)) get(name, envir = globalenv(), mode = "function")
-    else if (identical(pkg, "base")) get(name, envir = baseenv(), mode = "function")
-    else getExportedValue(pkg, name)
+    tryCatch(
+      if (is.null(pkg)) get(name, envir = globalenv(), mode = "function")
+      else if (identical(pkg, "base")) get(name, envir = baseenv(), mode = "function")
+      else getExportedValue(pkg, name),
+      error = function(e) conditionMessage(e))
   },
-  getns = function(name, pkg) get(name, envir = asNamespace(pkg), mode = "function"),
+  getns = function(name, pkg) tryCatch(get(name, envir = asNamespace(pkg), mode = "function"),
+                                       error = function(e) conditionMessage(e)),
+  guard = function(f, ...) tryCatch(list(TRUE, f(...)), error = function(e) list(FALSE, conditionMessage(e))),
+  formula = function(text) tryCatch(list(TRUE, stats::as.formula(text, env = globalenv())),
+                                    error = function(e) list(FALSE, conditionMessage(e))),
   has_pkg = function(pkg) requireNamespace(pkg, quietly = TRUE),
   pkg_version = function(pkg) if (requireNamespace(pkg, quietly = TRUE)) as.character(utils::packageVersion(pkg)) else NA_character_,
   r_version = function() paste(R.version$major, R.version$minor, sep = "."),
@@ -102,7 +130,16 @@ list(
     if (isS4(x)) { sn <- methods::slotNames(x); structure(lapply(sn, function(s) methods::slot(x, s)), names = sn) }
     else unclass(x)
   },
-  set_seed = function(seed) set.seed(seed)
+  set_seed = function(seed) set.seed(seed),
+  load_data = function(name) { e <- new.env(); utils::data(list = name, package = "sdcMicro", envir = e); get(name, envir = e) },
+  sdc_names = function(obj) {
+    nm <- colnames(obj@origData)
+    f <- function(i) if (is.null(i)) character(0) else if (is.character(i)) i else nm[i]
+    list(key_vars = f(obj@keyVars), num_vars = f(obj@numVars), w = f(obj@weightVar), hid = f(obj@hhId),
+         strata = f(obj@strataVar), sensitive = f(obj@sensibleVar), pram_vars = f(obj@pramVars),
+         deleted_vars = f(obj@deletedVars), has_prev = !is.null(obj@prev))
+  },
+  pkg_datasets = function(pkg) unname(utils::data(package = pkg)$results[, "Item"])
 )
 """
 

@@ -14,12 +14,19 @@ import functools
 import inspect
 
 import numpy as np
+import pandas as pd
 
 from .._errors import InvalidParameterError
 from .._registry import MEASURES, Measure
-from .._validation import Columns, validate
+from .._validation import FROM_ARRAY, Columns, same_columns, validate, warn_if_unaligned
 
-__all__ = ["bridge_function", "WRAPPERS"]
+__all__ = ["bridge_function", "WRAPPERS", "UNPAIRED", "BY_NAME"]
+
+#: measures on x and xm that do not pair records (il_correl compares the two correlation matrices)
+UNPAIRED = frozenset({"il_correl"})
+#: measures whose native function pairs the variables of x and xm by name (the others, like sdcMicro,
+#: by position, with a warning when the names say otherwise)
+BY_NAME = frozenset({"d_utility", "il_correl", "il_variables"})
 
 
 class RResult:
@@ -105,6 +112,13 @@ def run(entry: Measure, values: dict):
 
     values = validate(entry.params, values)  # the native function's own constraints
     values = validate(entry.r_params, values)  # what only the bridge needs on top
+    x, xm = values.get("x"), values.get("xm")
+    if isinstance(x, pd.DataFrame) and isinstance(xm, pd.DataFrame):
+        if entry.python not in UNPAIRED:
+            warn_if_unaligned(entry.python, x, xm)  # as the native function does
+        if (entry.python in BY_NAME and not (x.attrs.get(FROM_ARRAY) or xm.attrs.get(FROM_ARRAY))
+                and set(x.columns) == set(xm.columns)):
+            values["xm"] = same_columns(x, xm)  # variables pair by name, as natively (sdcMicro: by position)
     for name, (only, message) in entry.r_requires.items():
         if values.get(name) != only:
             raise InvalidParameterError(message)

@@ -41,13 +41,14 @@ class RObject:
         R's ``typeof()`` of the object.
     """
 
-    __slots__ = ("_sexp", "r_class", "r_type", "_access")
+    __slots__ = ("_sexp", "r_class", "r_type", "_access", "_dtypes")
 
     def __init__(self, sexp, r_class: tuple = (), r_type: str = "", access: RAccess | None = None):
         self._sexp = sexp
         self.r_class = tuple(r_class)
         self.r_type = r_type
         self._access = access
+        self._dtypes = None  # pandas dtypes of the columns sent in the call that made it
 
     def _ops(self) -> RAccess:
         if self._access is None:
@@ -147,9 +148,13 @@ class CallLog:
         R messages (``message()``), also logged to the ``pysdc.r`` logger at INFO.
     output : tuple of str
         Lines R printed (``print``/``cat``), also logged to ``pysdc.r`` at DEBUG.
+    text : str
+        What R's console would have shown: printed output and messages, in the order R
+        emitted them (warnings are not part of it; R prints them after the call).
     """
 
     call: str = ""
     warnings: tuple = field(default=())
     messages: tuple = field(default=())
     output: tuple = field(default=())
+    text: str = ""

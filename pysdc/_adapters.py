@@ -1,0 +1,44 @@
+"""Arguments that are not pandas frames: where a public measure's frame argument goes elsewhere.
+
+:func:`pysdc._validation.validate_params` calls :func:`adapt` only when a frame argument is
+neither a pandas DataFrame nor a NumPy array. Two kinds of object are handled here, in order:
+
+1. an SDC problem (:class:`pysdc.SdcProblem`, :class:`pysdc.r.SdcObj`): its data replace the
+   argument and its specification (key variables, weight, household id, ...) fills the
+   arguments the caller left at their defaults (:mod:`pysdc._problem_args`);
+2. an engine's table (a DuckDB relation, a Spark DataFrame, :func:`pysdc.scan`): the measure
+   runs on that engine (:mod:`pysdc.engine`), which returns the result.
+
+Anything else continues to the usual validation, which refuses it with a clear message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class _Nothing:
+    def __repr__(self):  # pragma: no cover - debugging aid
+        return "NOTHING"
+
+
+@dataclass
+class Outcome:
+    """``arguments`` to validate and pass on, or a finished ``result``."""
+
+    arguments: dict
+    result: object = field(default=None)
+    NOTHING = _Nothing()
+
+    def __post_init__(self):
+        if self.result is None:
+            self.result = self.NOTHING
+
+
+def adapt(func, params: dict, arguments: dict) -> Outcome:
+    from ._problem_args import from_problem
+
+    arguments = from_problem(func, params, arguments)
+    from .engine._dispatch import run_on_engine
+
+    return run_on_engine(func, params, arguments)

@@ -1,0 +1,139 @@
+"""``pysdc report``: the HTML report of an SDC problem (parse, then render through pysdc.SdcProblem)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .._errors import InvalidParameterError
+from ._common import UsageError, Warnings, add_type_flags, declare, load, parse_ordered, split_names
+
+__all__ = ["add_parser", "run"]
+
+_DEMO = {"keys": ("region", "urbrur", "sex", "age_group", "education"), "num": ("income", "expenditure", "savings"),
+         "weight": "weight", "hid": "hid", "sensitive": ("health_status",),
+         "regression": "log(income) ~ age_group + sex + education", "regression_where": "income > 0"}
+
+
+def add_parser(sub) -> None:
+    r = sub.add_parser(
+        "report", help="HTML report of an SDC problem (risk, information loss, plots)",
+        description="Write one self-contained HTML file (no network needed to view it): the specification, the "
+                    "risk summary and its distribution (individual, household, SUDA2, l-diversity), and with "
+                    "MASKED the information loss per variable, the before/after comparison and the practice "
+                    "guide's plots (with matplotlib). Every number says whether it is sdcMicro's or a "
+                    "literature measure.",
+    )
+    r.add_argument("original", nargs="?", metavar="ORIG", help="original data (.csv, .csv.gz, .parquet)")
+    r.add_argument("masked", nargs="?", metavar="MASKED", help="masked data, same records in the same order")
+    r.add_argument("--demo", action="store_true", help="use pysdc's demo data (original and masked)")
+    r.add_argument("--keys", metavar="A,B,C", help="categorical key variables (keyVars)")
+    r.add_argument("--num", metavar="A,B", help="numeric key variables (numVars)")
+    r.add_argument("--weight", metavar="W", help="sampling weight column (weightVar)")
+    r.add_argument("--hid", metavar="H", help="household id column (hhId)")
+    r.add_argument("--strata", metavar="S", help="strata column (strataVar)")
+    r.add_argument("--sensitive", metavar="A,B", help="sensitive variables for l-diversity (sensibleVar)")
+    r.add_argument("--output", "-o", metavar="FILE", default="report.html",
+                   help="where to write the report (default report.html)")
+    r.add_argument("--title", metavar="TEXT", help="title of the report")
+    r.add_argument("--regression", metavar="FORMULA",
+                   help='a model compared before/after, in R syntax, e.g. "log(income) ~ age + sex" (needs MASKED)')
+    r.add_argument("--regression-where", metavar="COND",
+                   help='records the regression uses, e.g. "income > 0" (applied to each file)')
+    r.add_argument("--estimate", action="append", metavar="EST",
+                   help='a benchmark indicator compared before/after, e.g. "mean(income)" (repeatable; default: '
+                        "the mean of each numeric variable)")
+    r.add_argument("--random-state", type=int, metavar="N",
+                   help="seed for robeigen's and dRiskRMD's random subsets and bootstrap intervals")
+    r.add_argument("--top", type=int, default=10, metavar="N", help="riskiest combinations listed (default 10)")
+    r.add_argument("--no-plots", action="store_true", help="no figures (tables only)")
+    r.add_argument("--schema", metavar="S", help="schema JSON of ORIG (default: its sidecar, if any)")
+    r.add_argument("--masked-schema", metavar="S", help="schema JSON of MASKED (default: its sidecar, else --schema)")
+    add_type_flags(r)
+    r.set_defaults(run=run)
+
+
+def run(args, out) -> int:
+    from ..problem import SdcProblem
+    from ..report._html import write_report
+
+    ws = Warnings()
+    regression, where = args.regression, args.regression_where
+    if args.demo:
+        if args.original or args.masked:
+            raise UsageError("give either --demo or the files ORIG [MASKED], not both.")
+        from ..datasets import demo_path
+
+        orig_path, masked_path = str(demo_path(False)), str(demo_path(True))
+        shown = {"original": f"{demo_path(False).name} (pysdc's demo data)",
+                 "masked": f"{demo_path(True).name} (pysdc's demo data)"}
+        keys = split_names(args.keys, "--keys") or list(_DEMO["keys"])
+        num = split_names(args.num, "--num") if args.num is not None else list(_DEMO["num"])
+        weight = args.weight if args.weight is not None else _DEMO["weight"]
+        hid = args.hid if args.hid is not None else _DEMO["hid"]
+        sensitive = split_names(args.sensitive, "--sensitive") if args.sensitive is not None else list(_DEMO["sensitive"])
+        if regression is None:
+            regression, where = _DEMO["regression"], where or _DEMO["regression_where"]
+    else:
+        if not args.original:
+            raise UsageError("report needs a file ORIG (and optionally MASKED), or --demo.")
+        orig_path, masked_path = args.original, args.masked
+        shown = {"original": orig_path, "masked": masked_path}
+        keys = split_names(args.keys, "--keys")
+        if keys is None:
+            raise UsageError("report needs the key variables: --keys a,b,c.")
+        num = split_names(args.num, "--num") or []
+        weight, hid = args.weight, args.hid
+        sensitive = split_names(args.sensitive, "--sensitive") or []
+    if args.top < 0:
+        raise UsageError(f"--top must be 0 or more; got {args.top}.")
+    if args.random_state is not None and args.random_state < 0:
+        raise UsageError(f"--random-state must be 0 or more; got {args.random_state}.")
+    if regression and masked_path is None:
+        raise UsageError("--regression compares the original with the masked file: give MASKED.")
+    out_path = Path(args.output)
+    if out_path.parent and not out_path.parent.exists():
+        raise FileNotFoundError(f"the directory of --output {args.output!r} does not exist")
+    categorical = split_names(args.categorical, "--categorical")
+    ordered = parse_ordered(args.ordered)
+    text = split_names(args.text, "--text")
+    x = load(orig_path, args.schema, "ORIG", ws, args.na, text=text)
+    x = declare(x, "ORIG", categorical, ordered)
+    xm = None
+    if masked_path is not None:
+        masked_schema = args.masked_schema
+        if masked_schema is None and args.schema is not None:
+            from .._io import schema_path
+
+            if not schema_path(masked_path).exists():
+                masked_schema = args.schema
+        xm = load(masked_path, masked_schema, "MASKED", ws, args.na, text=text)
+        xm = declare(xm, "MASKED", categorical, ordered)
+        if len(xm) != len(x):
+            raise InvalidParameterError(
+                f"ORIG has {len(x)} records but MASKED has {len(xm)}; the report compares record by record (row i "
+                "of one file with row i of the other), so both files must hold the same records in the same order."
+            )
+    try:
+        problem = ws.run("specification", SdcProblem, x, keys, num_vars=num, w=weight, hid=hid, strata=args.strata,
+                         sensitive=sensitive)
+    except InvalidParameterError as exc:  # the library's argument names -> the command's flags
+        raise InvalidParameterError(_flags(str(exc))) from None
+    path = ws.run("report", write_report, problem, xm, out_path, title=args.title, regression=regression,
+                  regression_where=where, estimates=args.estimate, random_state=args.random_state,
+                  plots=not args.no_plots, top=args.top, source=shown)
+    print(f"wrote {path}", file=out)
+    ws.emit(sys.stderr)
+    return 0
+
+
+_FLAGS = (("key_vars", "--keys"), ("num_vars", "--num"), ("sensitive", "--sensitive"), ("w", "--weight"),
+          ("hid", "--hid"), ("strata", "--strata"))
+
+
+def _flags(message: str) -> str:
+    import re
+
+    for name, flag in _FLAGS:
+        message = re.sub(rf"(?<![\w'-]){name}(?![\w'])", flag, message)
+    return message

@@ -1,0 +1,1 @@
+"""Engines beyond pandas: DuckDB and Spark (issue 11). Neither is imported unless used."""

@@ -1,0 +1,808 @@
+"""The HTML report of an SDC problem: one self-contained file people open and share.
+
+:func:`html_report` builds it, :func:`write_report` writes it (:meth:`pysdc.SdcProblem.report` and
+``pysdc report`` call them). Everything is inline -- CSS, figures as base64 PNG (matplotlib, the
+``[plots]`` extra), a few bytes of script that only marks the images as loaded -- so the file opens
+without a network. Without matplotlib the report still renders: bar charts are drawn with CSS and
+a note says which figures are missing.
+
+The numbers come from :class:`pysdc.SdcProblem`'s results (:meth:`~pysdc.SdcProblem.risk`,
+:meth:`~pysdc.SdcProblem.utility`) and the risk report model (:func:`pysdc.report.risk_report`, the
+same numbers and summaries as ``pysdc risk``); each is computed once. Every table says where its numbers come from
+(``sdcMicro`` for the measures pysdc computes number-for-number with sdcMicro 5.8.0,
+``literature`` for the native-only measures, ``pysdc`` for pysdc's summaries).
+
+Sections (HTML ids): ``specification``, ``risk``, ``risk-distribution``, ``riskiest``,
+``household``, ``suda2``, ``ldiversity``, ``utility``, ``utility-per-variable``, ``comparison``,
+``plots``, ``estimates``, ``provenance``, ``versions``, ``warnings``.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import platform
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._errors import PysdcError
+from ._format import fmt
+
+__all__ = ["html_report", "write_report", "SECTIONS", "SDCMICRO_REFERENCE"]
+
+#: the sdcMicro version whose numbers pysdc reproduces (the stored references in r_reference/)
+SDCMICRO_REFERENCE = "5.8.0"
+
+#: every section of the report: (id, heading)
+SECTIONS = (
+    ("specification", "Specification"),
+    ("risk", "Risk summary"),
+    ("risk-distribution", "Distribution of the individual risk"),
+    ("riskiest", "Riskiest key combinations"),
+    ("household", "Household risk"),
+    ("suda2", "SUDA2: special uniques"),
+    ("ldiversity", "l-diversity of the sensitive variables"),
+    ("utility", "Information loss"),
+    ("utility-per-variable", "Information loss per variable"),
+    ("comparison", "Before and after masking"),
+    ("plots", "Original against masked: plots"),
+    ("estimates", "Estimates and regressions before and after"),
+    ("provenance", "Where the numbers come from"),
+    ("versions", "Versions"),
+    ("warnings", "Warnings"),
+)
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#1b1f23;
+background:#fafbfc;line-height:1.45}
+header{background:#24292e;color:#fff;padding:1.2em 2em}header h1{margin:0;font-size:1.6em}
+header p{margin:.3em 0 0;color:#d1d5da}
+nav{background:#fff;border-bottom:1px solid #e1e4e8;padding:.5em 2em;font-size:.9em}
+nav a{margin-right:1em;color:#0366d6;text-decoration:none;white-space:nowrap}
+main{max-width:1150px;margin:0 auto;padding:1em 2em 3em}
+section{background:#fff;border:1px solid #e1e4e8;border-radius:6px;padding:.6em 1.4em 1.2em;margin:1.2em 0}
+h2{border-bottom:1px solid #eaecef;padding-bottom:.3em;font-size:1.3em}h3{font-size:1.05em;margin-top:1.3em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+th,td{border:1px solid #dfe2e5;padding:.3em .6em;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.badge{display:inline-block;font-size:.75em;padding:.1em .5em;border-radius:1em;white-space:nowrap}
+.src-sdcmicro{background:#dbedff;color:#032f62}.src-literature{background:#fff5b1;color:#735c0f}
+.src-pysdc{background:#e6ffed;color:#144620}
+.note{color:#586069;font-size:.9em}.warn{background:#fffbdd;border-left:4px solid #f9c513;padding:.4em .8em}
+.bar{display:inline-block;height:.9em;background:#1f77b4;vertical-align:middle}
+.bar.masked{background:#d62728}
+figure{margin:.8em 0}figure img{max-width:100%;border:1px solid #eaecef}
+figcaption{font-size:.85em;color:#586069}
+.scroll{overflow-x:auto}.grid{display:flex;flex-wrap:wrap;gap:1em}.grid figure{flex:1 1 480px}
+"""
+
+_SCRIPT = """window.addEventListener('load',function(){var im=document.images,ok=0;
+for(var i=0;i<im.length;i++){if(im[i].complete&&im[i].naturalWidth>0)ok++;}
+document.body.setAttribute('data-images',String(im.length));document.body.setAttribute('data-images-ok',String(ok));});"""
+
+
+# =============================================================================
+# small HTML helpers
+
+
+def _e(v) -> str:
+    return html.escape(str(v))
+
+
+def _badge(src: str) -> str:
+    s = (src or "").lower()
+    kind = "sdcmicro" if s.startswith("sdcmicro") else "literature" if s.startswith("literature") else "pysdc"
+    label = {"sdcmicro": "sdcMicro", "literature": "literature", "pysdc": "pysdc"}[kind]
+    return f'<span class="badge src-{kind}" title="{_e(src)}">{label}</span>'
+
+
+def _num(v, digits: int = 6) -> str:
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return str(int(v))
+    if isinstance(v, str):
+        return _e(v)
+    return _e(fmt(v, digits))
+
+
+def _table(headers, rows, num_cols=()) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = []
+    for r in rows:
+        cells = []
+        for i, c in enumerate(r):
+            if isinstance(c, _Raw):
+                cells.append(f"<td>{c.html}</td>")
+            elif i in num_cols:
+                cells.append(f'<td class="num">{_num(c)}</td>')
+            else:
+                cells.append(f"<td>{_e('' if c is None else c)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+class _Raw:
+    def __init__(self, html_: str):
+        self.html = html_
+
+
+def _bar(value, top, *, masked=False, width=130) -> _Raw:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return _Raw("")
+    if not np.isfinite(v) or not top or top <= 0:
+        return _Raw("")
+    px = max(1, int(round(width * min(v, top) / top))) if v > 0 else 0
+    return _Raw(f'<span class="bar{" masked" if masked else ""}" style="width:{px}px"></span>')
+
+
+def _note(text: str) -> str:
+    return f'<p class="note">{_e(text)}</p>'
+
+
+# =============================================================================
+# figures
+
+
+class _Figures:
+    """Renders matplotlib figures to inline PNG; records why there are none when matplotlib is absent."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self.missing: str | None = None
+        if enabled:
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                self.missing = ("matplotlib is not installed, so this report has no figures (pip install "
+                                "'pysdc-measures[plots]'); the tables hold every number.")
+        else:
+            self.missing = "figures were not requested (plots=False)."
+        self.count = 0
+
+    @property
+    def on(self) -> bool:
+        return self.missing is None
+
+    def img(self, make, caption: str, alt: str) -> str:
+        """``<figure>`` with the figure ``make()`` returns, or a note when it cannot be drawn."""
+        if not self.on:
+            return ""
+        try:
+            fig = make()
+        except (PysdcError, ValueError) as exc:
+            return _note(f"{alt}: not drawn ({' '.join(str(exc).split())}).")
+        except Exception as exc:  # a figure must not cost the report: say so and go on
+            return _note(f"{alt}: not drawn (internal error {type(exc).__name__}: {exc}; please report it).")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=80)
+        data = base64.b64encode(buf.getvalue()).decode("ascii")
+        self.count += 1
+        return (f'<figure><img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def _new_figure(w=7.0, h=3.6):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(w, h), layout="constrained")
+
+
+def _risk_hist(risk: np.ndarray, masked: np.ndarray | None):
+    fig = _new_figure()
+    ax = fig.subplots()
+    ok = risk[np.isfinite(risk)]
+    hi = max(float(ok.max()) if ok.size else 1.0, 1e-9)
+    both = [ok] + ([masked[np.isfinite(masked)]] if masked is not None else [])
+    edges = np.linspace(0, max([hi] + [float(b.max()) for b in both if b.size]), 41)
+    for v, c, lab in zip(both, ("#1f77b4", "#d62728"), ("original", "masked")):
+        ax.hist(v, bins=edges, color=c, alpha=0.6, label=f"{lab} (n = {v.size})")
+    ax.set_yscale("log")
+    ax.set_xlabel("individual re-identification risk")
+    ax.set_ylabel("records (log scale)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _suda_hist(dis: np.ndarray, dis_m: np.ndarray | None):
+    fig = _new_figure()
+    ax = fig.subplots()
+    series = [dis] + ([dis_m] if dis_m is not None else [])
+    pos = [s[np.isfinite(s) & (s > 0)] for s in series]
+    hi = max([float(p.max()) for p in pos if p.size] or [1.0])
+    edges = np.linspace(0, hi, 41)
+    for v, c, lab in zip(pos, ("#1f77b4", "#d62728"), ("original", "masked")):
+        ax.hist(v, bins=edges, color=c, alpha=0.6, label=f"{lab}: {v.size} records with DIS-SUDA > 0")
+    ax.set_xlabel("DIS-SUDA score (records with a score > 0)")
+    ax.set_ylabel("records")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _bars(frame: pd.DataFrame, title: str):
+    fig = _new_figure(7.0, 0.9 + 0.35 * len(frame) * max(1, frame.shape[1]) / 2)
+    ax = fig.subplots()
+    y = np.arange(len(frame))
+    hgt = 0.8 / max(1, frame.shape[1])
+    for j, col in enumerate(frame.columns):
+        ax.barh(y + j * hgt, frame[col].to_numpy(dtype=float), height=hgt, label=str(col))
+    ax.set_yticks(y + hgt * (frame.shape[1] - 1) / 2)
+    ax.set_yticklabels([str(i) for i in frame.index], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8)
+    return fig
+
+
+# =============================================================================
+# the report
+
+
+def _run_factory(pre: dict, caught: list):
+    def run(where, fn, *args, **kwargs):
+        if where in pre:
+            return pre[where]
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                caught.extend((where, w) for w in ws)
+
+    return run
+
+
+def html_report(problem, masked=None, *, title: str | None = None, regression: str | None = None,
+                regression_where: str | None = None, estimates=None, random_state: int | None = None,
+                plots: bool = True, top: int = 10,
+                source: dict | None = None) -> str:
+    """The HTML report of ``problem`` (and of ``masked``) as one self-contained document.
+
+    Parameters
+    ----------
+    problem : SdcProblem
+        The data and the roles of its variables.
+    masked : pandas.DataFrame, optional
+        The masked file (same records in the same order, same column names): adds the information
+        loss, the before/after comparisons and the plots of original against masked.
+    title : str, optional
+        The report's title.
+    regression : str, optional
+        A model formula in R syntax (e.g. ``"log(income) ~ age_group + sex"``) compared before/after
+        with :func:`pysdc.compare_regression` (weighted with the problem's weight); needs ``masked``.
+    regression_where : str, optional
+        A condition on the records the regression uses, applied to each file (pandas ``eval`` syntax,
+        e.g. ``"income > 0"`` for a log-income model, as the practice guide does).
+    estimates : str, callable or list, optional
+        Estimators for :func:`pysdc.compare_estimates` (e.g. ``["mean(income)", "gini(income)"]``);
+        default: the weighted mean of each numeric variable.
+    random_state : int, optional
+        Seed of robeigen's and dRiskRMD's random MCD subsets and of the bootstrap intervals.
+    plots : bool, default True
+        Draw the figures (needs matplotlib).
+    top : int, default 10
+        How many riskiest combinations / records to list.
+    source : dict, optional
+        ``{"original": path, "masked": path}`` to name the files.
+
+    Returns
+    -------
+    str
+        The HTML document.
+    """
+    from .. import __version__, compare_estimates, compare_regression
+    from ..problem import SdcProblem, origin
+    from ._model import risk_report
+
+    if not isinstance(problem, SdcProblem):
+        from .._problem_args import as_problem, is_problem
+
+        if not is_problem(problem):
+            from .._errors import InvalidParameterError
+
+            raise InvalidParameterError(f"problem must be an SdcProblem; got {type(problem).__name__}.")
+        problem = as_problem(problem)
+    x = problem.data
+    keys, nums = problem.key_vars, problem.num_vars
+    xm = None if masked is None else problem._masked(masked)
+    figs = _Figures(plots)
+    caught: list = []
+    source = source or {}
+
+    with warnings.catch_warnings(record=True) as top_caught:
+        warnings.simplefilter("always")
+        risk0 = problem.risk()
+        risk1 = problem.risk(data=xm) if xm is not None else None
+    caught.extend(("risk", w) for w in top_caught)
+
+    def model(r, d, xm_=None):
+        pre = {"measure_risk": r.measure_risk}
+        if r.suda2 is not None:
+            pre["suda2"] = r.suda2
+        return risk_report(d, keys, w=problem.w, hid=problem.hid, top=top, run=_run_factory(pre, caught),
+                           suda=r.suda2 is not None, numeric=nums if (xm_ is not None and nums) else None,
+                           x=x, xm=xm_, random_state=random_state)
+
+    rep0 = model(risk0, x, xm)
+    rep1 = model(risk1, xm) if xm is not None else None
+    putil = None
+    if xm is not None:
+        with warnings.catch_warnings(record=True) as wu:
+            warnings.simplefilter("always")
+            putil = problem.utility(xm, random_state=random_state)
+        caught.extend(("utility", w) for w in wu)
+
+    parts = []
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    title = title or "Statistical disclosure control report"
+    nav = "".join(f'<a href="#{sid}">{_e(h)}</a>' for sid, h in SECTIONS)
+
+    # ---- specification
+    spec_rows = [("key variables (keyVars)", ", ".join(keys)), ("numeric variables (numVars)", ", ".join(nums) or "-"),
+                 ("weight (weightVar)", problem.w or "-"), ("household id (hhId)", problem.hid or "-"),
+                 ("strata (strataVar)", problem.strata or "-"),
+                 ("sensitive variables (sensibleVar)", ", ".join(problem.sensitive) or "-")]
+    files = [("original", source.get("original", "(a DataFrame)"), len(x), x.shape[1])]
+    if xm is not None:
+        files.append(("masked", source.get("masked", "(a DataFrame)"), len(xm), xm.shape[1]))
+    from .._types import r_class
+
+    def cls(d, v):
+        try:
+            return r_class(d[v])
+        except PysdcError:
+            return str(d[v].dtype)
+
+    var_rows = []
+    for v in problem.variables:
+        role = ("key" if v in keys else "numeric" if v in nums else "weight" if v == problem.w else
+                "household id" if v == problem.hid else "strata" if v == problem.strata else "sensitive")
+        var_rows.append([v, role, cls(x, v), str(x[v].dtype), int(x[v].isna().sum()),
+                         int(x[v].nunique(dropna=True)), "" if xm is None or v not in xm.columns else cls(xm, v)])
+    parts.append(_section("specification", _table(["role", "variables"], spec_rows)
+                          + _table(["file", "source", "records", "columns"], files, num_cols={2, 3})
+                          + "<h3>Variables</h3>"
+                          + _table(["variable", "role", "R class", "dtype", "missing", "distinct", "R class (masked)"],
+                                   var_rows, num_cols={4, 5})
+                          + _note("The specification of sdcMicro's createSdcObj (its argument names in brackets). "
+                                  "pysdc.SdcProblem(...).to_r() builds the same sdcMicroObj in R.")))
+
+    # ---- risk summary
+    parts.append(_section("risk", _risk_summary(rep0, rep1)))
+    # ---- distribution
+    ind0 = np.asarray(risk0.measure_risk.individual["risk"], dtype=float)
+    ind1 = None if risk1 is None else np.asarray(risk1.measure_risk.individual["risk"], dtype=float)
+    dist = _distribution(rep0, rep1)
+    dist += figs.img(lambda: _risk_hist(ind0, ind1), "Histogram of the individual re-identification risk "
+                     "(sdcMicro's measure_risk, log-scaled counts).", "histogram of individual risk")
+    parts.append(_section("risk-distribution", dist))
+    # ---- riskiest combinations
+    parts.append(_section("riskiest", _riskiest(x, keys, risk0.measure_risk.individual, top, problem.w)
+                          + "<h3>Riskiest records</h3>" + _top_table(rep0["top"], keys)))
+    # ---- household
+    parts.append(_section("household", _household(rep0, rep1, problem.hid)))
+    # ---- suda2
+    su = _suda(rep0, rep1)
+    if risk0.suda2 is not None and figs.on:
+        dm = None if risk1 is None or risk1.suda2 is None else np.asarray(risk1.suda2.dis_score, dtype=float)
+        su += figs.img(lambda: _suda_hist(np.asarray(risk0.suda2.dis_score, dtype=float), dm),
+                       "DIS-SUDA scores of the records with a score above 0 (sdcMicro's suda2).", "SUDA2 scores")
+    parts.append(_section("suda2", su))
+    # ---- l-diversity
+    parts.append(_section("ldiversity", _ldiv(risk0, risk1)))
+    # ---- utility
+    if putil is None:
+        parts.append(_section("utility", _note("No masked file was given: information loss compares a masked file "
+                                               "with the original (problem.report(masked) or pysdc report ORIG MASKED).")))
+        parts.append(_section("utility-per-variable", _note("No masked file was given.")))
+        parts.append(_section("comparison", _note("No masked file was given.")))
+        parts.append(_section("plots", _note("No masked file was given.")))
+        parts.append(_section("estimates", _note("No masked file was given.")))
+    else:
+        parts.append(_section("utility", _utility(putil)))
+        pv = putil.per_variable()
+        body = _per_variable(pv)
+        if figs.on and not pv.empty:
+            for cols, what in ((["il_variables", "hellinger"], "il_variables (sdcMicro) and Hellinger distance "
+                                "(literature), 0 = unchanged"), (["direct", "il_entropy"],
+                                "share of changed values and entropy loss (literature)")):
+                have = [c for c in cols if c in pv.columns]
+                sub = pv[have].dropna(how="all") if have else pd.DataFrame()
+                if not sub.empty:
+                    body += figs.img(lambda s=sub, w=what: _bars(s.fillna(0.0), w), what, f"bar chart: {what}")
+        parts.append(_section("utility-per-variable", body))
+        from ..problem import ProblemComparison
+
+        cmp_frame = ProblemComparison(original=risk0, masked=risk1, utility=putil).to_frame()
+        parts.append(_section("comparison", _comparison(cmp_frame)))
+        parts.append(_section("plots", _plots(x, xm, keys, nums, figs)))
+        parts.append(_section("estimates", _estimates(x, xm, problem, nums, estimates, regression, regression_where,
+                                                      random_state,
+                                                      figs, caught, compare_estimates, compare_regression)))
+
+    # ---- provenance
+    parts.append(_section("provenance", _provenance(origin)))
+    # ---- versions
+    parts.append(_section("versions", _versions(__version__)))
+    # ---- warnings
+    parts.append(_section("warnings", _warnings(caught)))
+    missing = f'<p class="warn">{_e(figs.missing)}</p>' if figs.missing and plots else ""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_e(title)}</title>"
+            f"<style>{_CSS}</style><script>{_SCRIPT}</script></head><body>"
+            f"<header><h1>{_e(title)}</h1><p>pysdc {_e(__version__)} &middot; {_e(now)} &middot; {len(x)} records"
+            f"{' &middot; original and masked' if xm is not None else ''}</p></header>"
+            f"<nav>{nav}</nav><main>{missing}{''.join(parts)}</main></body></html>\n")
+
+
+def write_report(problem, masked=None, path="report.html", **options) -> Path:
+    """Write :func:`html_report` to ``path`` (UTF-8); returns the path."""
+    text = html_report(problem, masked, **options)
+    p = Path(path)
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def _section(sid: str, body: str) -> str:
+    heading = dict(SECTIONS)[sid]
+    return f'<section id="{sid}"><h2>{_e(heading)}</h2>{body}</section>'
+
+
+# =============================================================================
+# section bodies
+
+
+def _risk_summary(rep0: dict, rep1: dict | None) -> str:
+    prov = rep0["provenance"]
+    g0 = rep0["global"]
+    g1 = rep1["global"] if rep1 else None
+    rows = []
+
+    def add(label, key, src, digits=6):
+        a = g0[key]
+        b = g1[key] if g1 else None
+        rows.append([label, _Raw(_num(a, digits)), _Raw(_num(b, digits)) if g1 else _Raw(""), _Raw(_badge(src))])
+
+    add("expected re-identifications", "expected_reidentifications", prov["global"])
+    add("global risk (%)", "global_risk_pct", prov["global"], 4)
+    add(f"threshold for a global risk of {fmt(g0['max_global_risk'])}", "threshold", prov["global"])
+    k0, k1 = rep0["k_anonymity"], (rep1["k_anonymity"] if rep1 else None)
+    for name, key in (("records violating 2-anonymity (fk < 2)", "fk_lt_2"), ("records violating 3-anonymity (fk < 3)",
+                                                                             "fk_lt_3")):
+        rows.append([name, _Raw(_num(k0[key])), _Raw(_num(k1[key])) if k1 else _Raw(""),
+                     _Raw(_badge(prov["k_anonymity"]))])
+    for v0, v1 in zip(k0["violations"], (k1["violations"] if k1 else [None] * len(k0["violations"]))):
+        src = prov["k_anonymity.violations"]
+        rows.append([f"records with fk < {v0['k']} (kAnon_violations)", _Raw(_num(v0["unweighted"])),
+                     _Raw(_num(v1["unweighted"])) if v1 else _Raw(""), _Raw(_badge(src))])
+        if v0["weighted"] is not None:
+            rows.append([f"records with Fk < {v0['k']} (weighted)", _Raw(_num(v0["weighted"])),
+                         _Raw(_num(v1["weighted"])) if v1 else _Raw(""), _Raw(_badge(src))])
+    head = ["measure", "original", "masked" if rep1 else "", "source"]
+    out = _table(head, rows)
+    note = g0.get("threshold_note")
+    if note:
+        out += _note(f"threshold: {note}")
+    dr = rep0.get("distance")
+    if dr:
+        drows = []
+        if dr["d_risk"]["status"] == "ok":
+            drows.append(["dRisk", _Raw(_num(dr["d_risk"]["value"])), _Raw(_badge(prov["distance.d_risk"]))])
+        m = dr["d_risk_rmd"]
+        if m["status"] == "ok":
+            drows += [[f"dRiskRMD {f}", _Raw(_num(m[f])), _Raw(_badge(prov["distance.d_risk_rmd"]))]
+                      for f in ("risk1", "risk2", "wrisk1", "wrisk2")]
+        if drows:
+            out += (f"<h3>Distance-based risk of the masked numeric variables ({_e(', '.join(dr['variables']))})</h3>"
+                    + _table(["measure", "value", "source"], drows))
+    return out
+
+
+def _distribution(rep0: dict, rep1: dict | None) -> str:
+    d0 = rep0["individual_risk"]
+    d1 = rep1["individual_risk"] if rep1 else None
+    top = max([b["count"] for b in d0["bins"]] + ([b["count"] for b in d1["bins"]] if d1 else []) + [1])
+    rows = []
+    for i, b in enumerate(d0["bins"]):
+        label = f"[{fmt(b['lower'])}, {fmt(b['upper'])}{']' if i == len(d0['bins']) - 1 or b['upper'] == 1.0 else ')'}"
+        row = [label, b["count"], _bar(b["count"], top)]
+        if d1:
+            b1 = d1["bins"][i] if i < len(d1["bins"]) else {"count": 0}
+            row += [b1["count"], _bar(b1["count"], top, masked=True)]
+        rows.append(row)
+    head = ["individual risk", "records (original)", ""] + (["records (masked)", ""] if d1 else [])
+    out = _table(head, rows, num_cols={1, 3})
+    qrows = [[q, _Raw(_num(v)), _Raw(_num(d1["quantiles"][q])) if d1 else _Raw("")] for q, v in d0["quantiles"].items()]
+    qrows.append(["mean", _Raw(_num(d0["mean"])), _Raw(_num(d1["mean"])) if d1 else _Raw("")])
+    out += "<h3>Quantiles</h3>" + _table(["quantile", "original", "masked" if d1 else ""], qrows)
+    out += _note("pysdc's summary of sdcMicro's individual risks (measure_risk's risk column).") + _badge("pysdc")
+    return out
+
+
+def _riskiest(x, keys, ind: pd.DataFrame, top: int, w) -> str:
+    cols = [c for c in ("fk", "Fk", "risk") if c in ind.columns]
+    frame = x[keys].reset_index(drop=True).copy()
+    for c in cols:
+        frame[c] = ind[c].to_numpy()
+    frame = frame.astype({k: object for k in keys})
+    for k in keys:
+        frame[k] = frame[k].where(frame[k].notna(), "NA").astype(str)
+    g = frame.groupby(keys, sort=False, dropna=False).agg(records=("risk", "size"), fk=("fk", "first"),
+                                                        Fk=("Fk", "first"), risk=("risk", "max"))
+    g = g.sort_values(["risk", "fk"], ascending=[False, True], kind="stable").head(top)
+    rows = [[*(idx if isinstance(idx, tuple) else (idx,)), r["records"], r["fk"], r["Fk"], r["risk"]]
+            for idx, r in g.iterrows()]
+    n = len(keys)
+    return (_table([*keys, "records", "fk", "Fk", "individual risk"], rows, num_cols=set(range(n, n + 4)))
+            + _note("The key combinations with the highest individual risk (sdcMicro's fk, Fk and risk; the selection "
+                    "is pysdc's). A missing key value is shown as NA." + ("" if w else " Without a weight, Fk = fk.")))
+
+
+def _top_table(rows: list[dict], keys: list) -> str:
+    if not rows:
+        return _note("none")
+    cols = [c for c in rows[0] if c not in ("record",)]
+    body = [[r["record"], *(r.get(c) for c in cols)] for r in rows]
+    return _table(["record", *cols], body, num_cols={0, *range(1 + len(keys), 1 + len(cols))})
+
+
+def _household(rep0, rep1, hid) -> str:
+    if not rep0.get("household"):
+        return _note("No household id (hid) was declared: the household risk needs one.")
+    h0 = rep0["household"]
+    h1 = rep1["household"] if rep1 else None
+    src = rep0["provenance"]["household"]
+    rows = [["expected re-identifications (households)", _Raw(_num(h0["expected_reidentifications"])),
+             _Raw(_num(h1["expected_reidentifications"])) if h1 else _Raw(""), _Raw(_badge(src))],
+            ["household risk (%)", _Raw(_num(h0["risk_pct"], 4)), _Raw(_num(h1["risk_pct"], 4)) if h1 else _Raw(""),
+             _Raw(_badge(src))]]
+    return (_table(["measure", "original", "masked" if h1 else "", "source"], rows)
+            + _note(f"Household risk over the households given by {hid!r}: a household is re-identified when any "
+                    "of its members is (sdcMicro's measure_risk with hid)."))
+
+
+def _suda(rep0, rep1) -> str:
+    s0 = rep0.get("suda2") or {}
+    if s0.get("status") != "ok":
+        return _note(f"SUDA2 was not computed: {s0.get('error') or 'not applicable'}.")
+    s1 = (rep1 or {}).get("suda2") or {}
+    s1 = s1 if s1.get("status") == "ok" else None
+    d0 = s0["dis_score"]
+    d1 = s1["dis_score"] if s1 else None
+    rows = [["records with a SUDA score > 0", _Raw(_num(s0["score"]["n_positive"])),
+             _Raw(_num(s1["score"]["n_positive"])) if s1 else _Raw("")],
+            ["highest SUDA score", _Raw(_num(s0["score"]["max"])), _Raw(_num(s1["score"]["max"])) if s1 else _Raw("")],
+            ["records with a DIS-SUDA score > 0", _Raw(_num(d0["n_positive"])),
+             _Raw(_num(d1["n_positive"])) if d1 else _Raw("")],
+            ["mean DIS-SUDA score", _Raw(_num(d0["mean"])), _Raw(_num(d1["mean"])) if d1 else _Raw("")]]
+    rows += [[f"DIS-SUDA {q}", _Raw(_num(v)), _Raw(_num(d1["quantiles"][q])) if d1 else _Raw("")]
+             for q, v in d0["quantiles"].items()]
+    out = _table(["", "original", "masked" if s1 else ""], rows) + _badge("pysdc") + _note(
+        "pysdc's summaries of sdcMicro's suda2 scores (dis_fraction = 0.01).")
+    ac = s0["attribute_contributions"]
+    top = max([abs(v) for v in ac.values() if v == v] + [1e-12])
+    out += "<h3>Contribution of each key variable (%)</h3>" + _table(
+        ["variable", "contribution (%)", ""], [[k, v, _bar(v, top)] for k, v in ac.items()], num_cols={1}) + _badge(
+        "sdcMicro: suda2")
+    if s0["top"]:
+        out += "<h3>Records with the highest SUDA scores</h3>" + _top_table(s0["top"], s0["key_vars"])
+    return out
+
+
+def _stat(f, a: np.ndarray) -> float:
+    """``f(a)`` over the finite values; NaN when there are none."""
+    a = a[np.isfinite(a)]
+    return float(f(a)) if a.size else float("nan")
+
+
+def _ldiv(risk0, risk1) -> str:
+    if risk0.ldiversity is None:
+        return _note(f"l-diversity was not computed: {risk0.skipped.get('ldiversity', 'not applicable')}.")
+    rows = []
+    for v in risk0.ldiversity.ldiv_index:
+        for kind in ("Distinct", "Entropy", "Recursive"):
+            col = f"{v}_{kind}_Ldiversity"
+            a = risk0.ldiversity.table[col].to_numpy(dtype=float)
+            b = None if risk1 is None or risk1.ldiversity is None else risk1.ldiversity.table[col].to_numpy(dtype=float)
+            rows.append([v, kind, *(_Raw(_num(_stat(f, a))) for f in (np.nanmin, np.nanmedian)),
+                         _Raw(_num(int(np.sum(a < 2)))),
+                         *((_Raw(_num(_stat(np.nanmin, b))), _Raw(_num(int(np.sum(b < 2))))) if b is not None else
+                           (_Raw(""), _Raw("")))])
+    return (_table(["sensitive variable", "l-diversity", "min", "median", "records with l < 2", "min (masked)",
+                    "records with l < 2 (masked)"], rows)
+            + _badge("sdcMicro: ldiversity") + _note("Per record, l-diversity of the sensitive variable within the "
+                                                    "record's key combination (sdcMicro's ldiversity); min, median "
+                                                    "and counts are pysdc's summaries."))
+
+
+def _utility(putil) -> str:
+    rows = [[measure, quantity, r["value"], _Raw(_badge(r["origin"]))] for (measure, quantity), r in
+            putil.to_frame().iterrows()]
+    out = _table(["measure", "quantity", "value", "source"], rows, num_cols={2})
+    var = putil.variables
+    out += _note(f"Numeric variables: {', '.join(var['numeric']) or 'none'}; categorical key variables: "
+                 f"{', '.join(var['categorical']) or 'none'}; il_variables on {', '.join(var['il_variables']) or 'none'}"
+                 + (f" (scales {var['scales']})" if var["scales"] else "") + ".")
+    lo = [[v, "all", why] for v, why in var.get("left_out", {}).items()]
+    lo += [[name, "", why] for name, why in putil.skipped.items()]
+    if lo:
+        out += "<h3>Not computed</h3>" + _table(["variable / measure", "", "reason"], lo)
+    from ._model import LITERATURE_INFO, MEASURE_INFO
+
+    out += "<h3>What the measures mean</h3>" + _table(
+        ["measure", "definition", "source"],
+        [[k, v[1], _Raw(_badge("sdcMicro"))] for k, v in MEASURE_INFO.items()]
+        + [[k, v[1], _Raw(_badge("literature"))] for k, v in LITERATURE_INFO.items()])
+    return out
+
+
+def _per_variable(pv: pd.DataFrame) -> str:
+    if pv.empty:
+        return _note("No per-variable measure applied.")
+    src = {"il_variables": "sdcMicro: IL_variables", "hellinger": "literature", "direct": "literature",
+           "ebil": "literature", "il_entropy": "literature"}
+    heads = ["variable"]
+    for c in pv.columns:
+        heads += [c, ""]
+    tops = {c: float(np.nanmax(np.abs(pv[c].to_numpy(dtype=float)))) if pv[c].notna().any() else 0.0
+            for c in pv.columns}
+    rows = []
+    for v, r in pv.iterrows():
+        row = [v]
+        for c in pv.columns:
+            row += [r[c], _bar(r[c], tops[c])]
+        rows.append(row)
+    nums = {1 + 2 * i for i in range(len(pv.columns))}
+    legend = " ".join(f"{c} {_badge(src.get(c, 'pysdc'))}" for c in pv.columns)
+    return (_table(heads, rows, num_cols=nums) + f"<p class=\"note\">{legend}</p>"
+            + _note("il_variables: the variable's mean distance per record (sdcMicro's IL_variables); hellinger: "
+                    "distance between the variable's distributions (0 to 1); direct: share of records whose value "
+                    "changed; ebil: entropy-based loss (il_categorical); il_entropy: |H(masked) - H(original)|."))
+
+
+def _comparison(frame: pd.DataFrame) -> str:
+    rows = []
+    for (section, measure, quantity), r in frame.iterrows():
+        if section == "utility":  # a loss has no 'original' value: the masked column holds it
+            rows.append([section, measure, quantity, _Raw(""), r["masked"], _Raw(""), _Raw(_badge(r["origin"]))])
+        else:
+            rows.append([section, measure, quantity, r["original"], r["masked"], r["change"], _Raw(_badge(r["origin"]))])
+    return (_table(["", "measure", "quantity", "original", "masked", "change", "source"], rows, num_cols={3, 4, 5})
+            + _note("pysdc.SdcProblem.compare(masked).frame: the risk of each file with the same specification, and "
+                    "the information loss of the masked file (in the masked column)."))
+
+
+def _plots(x, xm, keys, nums, figs: _Figures) -> str:
+    if not figs.on:
+        return _note(f"No plots: {figs.missing}")
+    from .. import plots
+
+    out = []
+    for v in nums:
+        out.append(f"<h3>{_e(v)}</h3><div class=\"grid\">"
+                   + figs.img(lambda v=v: plots.histogram(x, xm, v), f"Histogram of {v}, same bins before and after.",
+                              f"histogram of {v}")
+                   + figs.img(lambda v=v: plots.density(x, xm, v), f"Density of {v} (Gaussian kernel, bw.nrd0).",
+                              f"density of {v}")
+                   + figs.img(lambda v=v: plots.boxplot(x, xm, v), f"Box plots of {v}.", f"boxplot of {v}")
+                   + "</div>")
+    cats = [k for k in keys if x[k].nunique(dropna=False) <= 20]
+    pairs = list(zip(cats[::2], cats[1::2]))[:4] or ([(cats[0], cats[1])] if len(cats) >= 2 else [])
+    for a, b in pairs:
+        out.append(figs.img(lambda a=a, b=b: plots.mosaic(x, xm, a, b), f"Mosaic plot of {a} x {b} before and after.",
+                            f"mosaic of {a} and {b}"))
+    if not out:
+        return _note("No numeric variables and fewer than two categorical keys: nothing to plot.")
+    return "".join(out) + _note("The practice guide's plots of original against masked data (pysdc.plots).")
+
+
+def _where(frame: pd.DataFrame, where: str | None, name: str) -> pd.DataFrame:
+    if not where:
+        return frame
+    try:
+        mask = frame.eval(where)
+    except Exception as exc:  # pandas' own parser errors: report them as pysdc's
+        from .._errors import InvalidParameterError
+
+        raise InvalidParameterError(f"regression_where {where!r} cannot be evaluated on {name}: {exc}") from None
+    if not (isinstance(mask, pd.Series) and pd.api.types.is_bool_dtype(mask)):
+        from .._errors import InvalidParameterError
+
+        raise InvalidParameterError(f"regression_where {where!r} must be a condition (true/false per record).")
+    return frame[mask.fillna(False).to_numpy(dtype=bool)]
+
+
+def _estimates(x, xm, problem, nums, estimates, regression, regression_where, random_state, figs, caught,
+               compare_estimates, compare_regression) -> str:
+    out = []
+    est = estimates if estimates is not None else [f"mean({v})" for v in nums]
+    if est:
+        try:
+            with warnings.catch_warnings(record=True) as ws:
+                warnings.simplefilter("always")
+                t = compare_estimates(x, xm, est, w=problem.w, random_state=random_state)
+            caught.extend(("compare_estimates", w) for w in ws)
+            out.append("<h3>Estimates (confidence-interval overlap)</h3>" + _frame_table(t) + _badge("literature")
+                       + _note("pysdc.compare_estimates: the masked estimate inside the original interval, and the "
+                               "interval overlap J of Karr et al. (2006)" + (", weighted with " + repr(problem.w)
+                                                                           if problem.w else "") + "."))
+        except PysdcError as exc:
+            out.append(_note(f"Estimates not computed: {' '.join(str(exc).split())}"))
+    if regression:
+        try:
+            with warnings.catch_warnings(record=True) as ws:
+                warnings.simplefilter("always")
+                xr, xmr = _where(x, regression_where, "x"), _where(xm, regression_where, "xm")
+                r = compare_regression(xr, xmr, regression, w=problem.w)
+            caught.extend(("compare_regression", w) for w in ws)
+            sub = f" (records where {regression_where}: {len(xr)} original, {len(xmr)} masked)" if regression_where else ""
+            out.append(f"<h3>Regression: {_e(regression)}{_e(sub)}</h3>" + _frame_table(r.table) + _badge("literature")
+                       + _note("pysdc.compare_regression: R's lm/glm coefficients and confint before and after."))
+            if figs.on:
+                from .. import plots
+
+                out.append(figs.img(lambda: plots.coefficient_intervals(r), "Coefficients with their intervals "
+                                    "before (blue) and after (red) masking.", "coefficient intervals"))
+        except PysdcError as exc:
+            out.append(_note(f"Regression not computed: {' '.join(str(exc).split())}"))
+    if not out:
+        return _note("No numeric variables and no regression: nothing to estimate (pass estimates=... or "
+                     "regression=...).")
+    return "".join(out)
+
+
+def _frame_table(t: pd.DataFrame) -> str:
+    t = t.reset_index() if not isinstance(t.index, pd.RangeIndex) else t
+    num = {i for i, c in enumerate(t.columns) if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])}
+    return _table([str(c) for c in t.columns], t.itertuples(index=False, name=None), num_cols=num)
+
+
+def _provenance(origin) -> str:
+    from .._registry import MEASURES
+
+    rows = []
+    for m in MEASURES:
+        src = origin(m.python)
+        rows.append([f"pysdc.{m.python}", m.r or "-", _Raw(_badge(src)),
+                     f"number-for-number with sdcMicro {SDCMICRO_REFERENCE}'s {m.r}" if m.r else
+                     (re.split(r"(?<=[a-z)])\. (?=[A-Z])", m.notes)[0].rstrip(".") if m.notes else "native only")])
+    legend = (f"<p>{_badge('sdcMicro')} sdcMicro's measure: pysdc computes it natively and tests it equal to "
+              f"sdcMicro {SDCMICRO_REFERENCE} (stored R references, live parity runs). "
+              f"{_badge('literature')} a measure from the literature without an sdcMicro counterpart (pysdc's "
+              f"own implementation, validated on the papers' worked examples). {_badge('pysdc')} a summary pysdc "
+              "computes from sdcMicro's numbers (counts, quantiles, selections).</p>")
+    return legend + _table(["pysdc", "sdcMicro", "source", "note"], rows)
+
+
+def _versions(version: str) -> str:
+    import sys
+
+    rows = [["pysdc", version], ["sdcMicro (reference whose numbers pysdc reproduces)", SDCMICRO_REFERENCE],
+            ["python", sys.version.split()[0]], ["numpy", np.__version__], ["pandas", pd.__version__],
+            ["platform", platform.platform()]]
+    for mod in ("scipy", "matplotlib"):
+        try:
+            m = __import__(mod)
+            rows.append([mod, getattr(m, "__version__", "?")])
+        except ImportError:
+            rows.append([mod, "not installed"])
+    return _table(["component", "version"], rows) + _note(
+        "Native computation: no R was used for this report.")
+
+
+def _warnings(caught: list) -> str:
+    seen = {}
+    for where, w in caught:
+        key = (w.category.__name__, str(w.message))
+        seen.setdefault(key, [])
+        if where not in seen[key]:
+            seen[key].append(where)
+    if not seen:
+        return _note("No warnings.")
+    return _table(["where", "warning", "message"], [[", ".join(p), c, m] for (c, m), p in seen.items()])
