@@ -17,6 +17,7 @@ Every measure is declared once in the registry :mod:`pysdc._registry`. sdcMicro'
 measures executed by sdcMicro itself live in :mod:`pysdc.r` (importing it does not start R). ``import pysdc`` never imports rpy2.
 """
 
+from . import _adapters, _validation
 from ._errors import (
     AlignmentWarning,
     CoercionWarning,
@@ -80,6 +81,9 @@ __version__ = "0.1.0"
 
 # explicit, so that editors and type checkers see every name; tests/test_docs.py checks that
 # this list and the registry (pysdc._registry.MEASURES) agree
+# a problem or an engine's table in place of a measure's data frame (see pysdc._adapters)
+_validation.set_foreign_adapter(_adapters.adapt)
+
 __all__ = [
     # sdcMicro's measures
     "d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity",

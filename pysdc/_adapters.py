@@ -14,25 +14,9 @@ Anything else continues to the usual validation, which refuses it with a clear m
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ._validation import Outcome
 
-
-class _Nothing:
-    def __repr__(self):  # pragma: no cover - debugging aid
-        return "NOTHING"
-
-
-@dataclass
-class Outcome:
-    """``arguments`` to validate and pass on, or a finished ``result``."""
-
-    arguments: dict
-    result: object = field(default=None)
-    NOTHING = _Nothing()
-
-    def __post_init__(self):
-        if self.result is None:
-            self.result = self.NOTHING
+__all__ = ["Outcome", "adapt"]
 
 
 def adapt(func, params: dict, arguments: dict) -> Outcome:

@@ -94,16 +94,17 @@ class _Repr:
 
 
 class _Summary:
-    """``str()``/``print()`` show what sdcMicro's ``print`` method of the result shows, built from the
-    report model (:mod:`pysdc.report._model`) and rendered by :mod:`pysdc.report._text`, as the
-    command line does; ``repr()`` stays the short field listing."""
+    """``str()``/``print()`` show what sdcMicro's ``print`` method of the result shows, built by
+    :mod:`pysdc.report._summaries` (the report model's summaries, rendered as the command line renders);
+    ``repr()`` stays the short field listing."""
 
     _summary_name = ""
 
     def _summary_text(self) -> str:
-        from .report import _model, _text
+        from .report._summaries import SUMMARIES
 
-        return getattr(_text, f"{self._summary_name}_text")(getattr(_model, f"{self._summary_name}_summary")(self))
+        summary, text = SUMMARIES[self._summary_name]
+        return text(summary(self))
 
     def __str__(self) -> str:
         return self._summary_text()

@@ -12,7 +12,7 @@ import numbers
 import sys
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -398,6 +398,37 @@ def validate(params: dict, arguments: dict) -> dict:
     return values
 
 
+class _Nothing:
+    def __repr__(self):  # pragma: no cover - debugging aid
+        return "NOTHING"
+
+
+@dataclass
+class Outcome:
+    """``arguments`` to validate and pass on, or a finished ``result``."""
+
+    arguments: dict
+    result: object = field(default=None)
+    NOTHING = _Nothing()
+
+    def __post_init__(self):
+        if self.result is None:
+            self.result = self.NOTHING
+
+
+#: what handles a frame argument that is not a pandas/NumPy frame (an SdcProblem, an engine's table):
+#: ``adapt(func, params, arguments) -> Outcome``. pysdc's package ``__init__`` installs
+#: :func:`pysdc._adapters.adapt` here, so that this module, below every measure, imports none of
+#: what sits above it.
+_foreign_adapter = None
+
+
+def set_foreign_adapter(adapt) -> None:
+    """Install the handler of foreign frame arguments (see ``_foreign_adapter``)."""
+    global _foreign_adapter
+    _foreign_adapter = adapt
+
+
 def _has_foreign_frame(params: dict, arguments: dict) -> bool:
     """Whether a frame argument is something other than a pandas DataFrame, a NumPy array or a plain value."""
     for name, constraint in params.items():
@@ -434,12 +465,10 @@ def validate_params(params: dict):
                     raise
             bound.apply_defaults()
             arguments = bound.arguments
-            if _has_foreign_frame(params, arguments):
+            if _foreign_adapter is not None and _has_foreign_frame(params, arguments):
                 # an SdcProblem / SdcObj, a DuckDB relation, a Spark DataFrame or a lazy scan in place
-                # of a frame: pysdc._adapters decides (imported only then, so plain calls stay cheap)
-                from ._adapters import adapt
-
-                outcome = adapt(func, params, arguments)
+                # of a frame: the installed adapter (pysdc._adapters.adapt) decides
+                outcome = _foreign_adapter(func, params, arguments)
                 if outcome.result is not outcome.NOTHING:
                     return outcome.result
                 arguments = outcome.arguments

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._adapters import Outcome
+from .._validation import Outcome
 
 
 def run_on_engine(func, params: dict, arguments: dict) -> Outcome:

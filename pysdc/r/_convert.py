@@ -88,7 +88,6 @@ from ._helpers import H as _H
 from ._helpers import few_distinct as _few_distinct
 from ._objects import RList, RObject
 from ._runtime import LOCK
-from ._sdcobj import SdcObj
 
 __all__ = ["to_r", "to_py", "frame_to_r", "frame_to_py", "handle", "ACCESS", "DtypeMemo", "recording", "applying"]
 
@@ -358,8 +357,9 @@ def to_r(obj, name="argument"):
     """Convert one Python value to an R object (rinterface Sexp)."""
     if obj is None:
         return ri.NULL
-    if isinstance(obj, SdcObj):
-        return obj.handle._sexp
+    wrapped = getattr(type(obj), "__r_object__", None)  # a wrapper of an R object (pysdc.r.SdcObj)
+    if wrapped is not None:
+        return obj.__r_object__._sexp
     if isinstance(obj, RList):
         return obj.r_object._sexp
     if isinstance(obj, RObject):

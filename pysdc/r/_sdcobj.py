@@ -175,6 +175,11 @@ class SdcObj:
 
     # ------------------------------------------------------------------ R access
     @property
+    def __r_object__(self) -> RObject:
+        """The R object this wraps: what the bridge's conversion sends to R in its place."""
+        return self._handle
+
+    @property
     def handle(self) -> RObject:
         return self._handle
 

@@ -17,6 +17,19 @@ from .. import __version__
 from .._errors import PysdcError
 from .._types import numeric_columns, r_class
 from ._format import jsonable
+from ._summaries import (  # noqa: F401  (re-exported: part of the report model)
+    HIGH_RISK_FLOOR,
+    HIGH_RISK_MADS,
+    SUMMARY_STATS,
+    five_numbers,
+    freq_calc_summary,
+    higher_risk,
+    indiv_risk_summary,
+    k_anonymity,
+    ldiversity_summary,
+    measure_risk_summary,
+    threshold_note,
+)
 
 __all__ = ["utility_report", "risk_report", "literature_measures", "LITERATURE_INFO", "threshold_note",
            "k_anonymity", "risk_distribution", "top_records", "MEASURE_INFO",
@@ -250,18 +263,6 @@ def _cli_message(msg: str) -> str:
 # risk
 
 
-def k_anonymity(fk: np.ndarray) -> dict:
-    """Records violating 2- and 3-anonymity (``fk < 2``, ``fk < 3``), counts and shares."""
-    fk = np.asarray(fk, dtype=np.float64)
-    n = fk.size
-    return {
-        "fk_lt_2": int(np.sum(fk < 2)),
-        "fk_lt_3": int(np.sum(fk < 3)),
-        "share_fk_lt_2": float(np.mean(fk < 2)) if n else None,
-        "share_fk_lt_3": float(np.mean(fk < 3)) if n else None,
-    }
-
-
 def risk_report(data: pd.DataFrame, keys: list, *, w=None, hid=None, max_global_risk: float = 0.01,
                 alpha: float = 1.0, top: int = 10, source: dict | None = None, run=_direct,
                 suda: bool = True, numeric: list | None = None, x=None, xm=None, masked: dict | None = None,
@@ -406,23 +407,6 @@ def distance_risk(x: pd.DataFrame, xm: pd.DataFrame, numeric: list, *, k: float 
     }
 
 
-def threshold_note(thr, global_risk, max_global_risk, risk: np.ndarray) -> str:
-    """Why the threshold is what it is, when it is not an ordinary cut-off (else "")."""
-    if thr is None or thr != thr:
-        if risk.size == 0:
-            return "NA: there are no records"
-        if np.isnan(risk).any():
-            return "NA: some individual risks are NaN (see the warnings), so sdcMicro's search stops"
-        if global_risk == global_risk and global_risk <= max_global_risk:
-            return (f"NA: the global risk is already at or below the target {max_global_risk:g}, so no record "
-                    "needs to be capped")
-        return "NA: the risks are all 0 beyond the reachable values (sdcMicro gives none)"
-    if thr == 0:
-        return ("0: no threshold reaches the target (capping the riskiest records cannot bring the global risk "
-                "down to it, e.g. all risks are equal)")
-    return ""
-
-
 def risk_distribution(risk: np.ndarray) -> dict:
     ok = risk[~np.isnan(risk)]
     q = {f"{int(round(p * 100))}%": (float(np.quantile(ok, p)) if ok.size else None) for p in QUANTILES}
@@ -460,91 +444,3 @@ def top_records(data: pd.DataFrame, ind: pd.DataFrame, keys: list, top: int) -> 
 
 # =============================================================================
 # summaries of single results (what sdcMicro's print methods show; str() of the result classes)
-
-#: sdcMicro's print methods count a record as riskier than "the main part" when its risk is above
-#: both this floor and median + 3 MAD of the risks (checked through R: strict inequalities)
-HIGH_RISK_FLOOR = 0.1
-HIGH_RISK_MADS = 3.0
-
-
-def higher_risk(risk) -> dict:
-    """Records with a risk above ``max(0.1, median + 3 * MAD)`` (R's ``mad``, constant 1.4826): the count that
-    sdcMicro's ``print`` of ``measure_risk`` and ``indivRisk`` reports ("obs. with higher risk than the main
-    part"). NaN risks are left out."""
-    r = np.asarray(risk, dtype=np.float64)
-    ok = r[~np.isnan(r)]
-    if ok.size == 0:
-        return {"count": 0, "cut": None, "median": None, "mad": None}
-    med = float(np.median(ok))
-    mad = float(1.4826 * np.median(np.abs(ok - med)))
-    cut = max(HIGH_RISK_FLOOR, med + HIGH_RISK_MADS * mad)
-    return {"count": int(np.sum(ok > cut)), "cut": cut, "median": med, "mad": mad}
-
-
-def measure_risk_summary(res) -> dict:
-    """The summary of a :class:`~pysdc.MeasureRiskResult` (sdcMicro's ``print.measure_risk``), with the
-    key names of :func:`risk_report`'s ``global`` and ``household`` sections."""
-    risk = np.asarray(res.individual["risk"], dtype=np.float64) if "risk" in res.individual else np.array([])
-    return {
-        "n_records": int(risk.size),
-        "key_vars": list(res.key_vars),
-        "higher_risk": higher_risk(risk),
-        "global": {
-            "expected_reidentifications": res.global_risk_er,
-            "global_risk": res.global_risk,
-            "global_risk_pct": res.global_risk_pct,
-            "max_global_risk": res.max_global_risk,
-            "threshold": res.global_threshold,
-            "threshold_note": threshold_note(res.global_threshold, res.global_risk, res.max_global_risk, risk),
-        },
-        "household": None if res.hier_risk_er is None else {
-            "expected_reidentifications": res.hier_risk_er,
-            "risk": res.hier_risk,
-            "risk_pct": res.hier_risk_pct,
-        },
-    }
-
-
-def freq_calc_summary(res) -> dict:
-    """The summary of a :class:`~pysdc.FreqCalcResult` (sdcMicro's ``print.freqCalc``): records violating
-    2-anonymity (``n1``) and 3-anonymity (``n1 + n2``), as sdcMicro counts them."""
-    fk = np.asarray(res.fk, dtype=np.float64)
-    return {"n_records": int(fk.size), "key_vars": list(res.key_vars), "alpha": float(res.alpha),
-            "violate_2": int(res.n1), "violate_3": int(res.n1) + int(res.n2),
-            "n1": int(res.n1), "n2": int(res.n2), "k_anonymity": k_anonymity(fk)}
-
-
-def indiv_risk_summary(res) -> dict:
-    """The summary of an :class:`~pysdc.IndivRiskResult` (sdcMicro's ``print.indivRisk``)."""
-    rk = np.asarray(res.rk, dtype=np.float64)
-    return {"n_records": int(rk.size), "key_vars": list(res.key_vars), "method": res.method,
-            "qual": float(res.qual), "higher_risk": higher_risk(rk)}
-
-
-#: R's summary() of a numeric vector
-SUMMARY_STATS = ("Min.", "1st Qu.", "Median", "Mean", "3rd Qu.", "Max.")
-
-
-def five_numbers(values) -> dict:
-    """R's ``summary()`` of a numeric vector: min, quartiles (type 7), median, mean, max; NA's if any."""
-    v = np.asarray(values, dtype=np.float64)
-    ok = v[~np.isnan(v)]
-    if ok.size:
-        q = np.quantile(ok, [0.0, 0.25, 0.5, 0.75, 1.0])
-        out = dict(zip(SUMMARY_STATS, [q[0], q[1], q[2], float(ok.mean()), q[3], q[4]]))
-        out = {k: float(x) for k, x in out.items()}
-    else:
-        out = dict.fromkeys(SUMMARY_STATS)
-    if ok.size < v.size:
-        out["NA's"] = int(v.size - ok.size)
-    return out
-
-
-def ldiversity_summary(res) -> dict:
-    """The summary of an :class:`~pysdc.LDiversityResult` (sdcMicro's ``print.ldiversity``): R's ``summary``
-    of each sensitive variable's distinct l-diversity."""
-    table = res.table
-    cols = [c for c in table.columns if str(c).endswith("_Distinct_Ldiversity")]
-    return {"n_records": int(len(table)), "key_vars": list(res.key_vars), "sensitive": list(res.ldiv_index),
-            "l_recurs_c": float(res.l_recurs_c),
-            "distinct": {str(c): five_numbers(table[c].to_numpy(dtype=np.float64, na_value=np.nan)) for c in cols}}

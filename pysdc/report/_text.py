@@ -8,6 +8,15 @@ from ._format import text_table as _table
 from ._format import wrap as _wrap
 from ._model import LITERATURE_INFO as _LITERATURE_INFO
 from ._model import MEASURE_INFO as _MEASURE_INFO
+from ._summaries import (  # noqa: F401  (re-exported: the renderers of single results)
+    freq_calc_text,
+    indiv_risk_text,
+    ldiversity_text,
+    measure_risk_text,
+    r_format,
+    r_number,
+    r_round,
+)
 
 __all__ = ["utility_text", "risk_text", "measure_risk_text", "freq_calc_text", "indiv_risk_text", "ldiversity_text",
            "r_number", "r_round", "r_format"]
@@ -299,119 +308,3 @@ def _distance_text(dr: dict) -> list[str]:
         if r["status"] != "ok":
             L.append(_wrap(f"{name}: {r['status']}: {r['error']}"))
     return L
-
-
-# =============================================================================
-# single results: what sdcMicro's print methods show (str() of the result classes)
-
-_RULE = "--------------------------"
-
-
-def r_number(x, digits: int = 7) -> str:
-    """A number as R's ``cat`` shows it: up to ``digits`` significant digits, fixed or scientific, whichever
-    is shorter (R's rule with ``scipen = 0``); ``NA``, ``Inf``, ``-Inf`` as R writes them."""
-    if x is None:
-        return "NA"
-    x = float(x)
-    if x != x:
-        return "NA"
-    if x in (float("inf"), float("-inf")):
-        return "Inf" if x > 0 else "-Inf"
-    sci = f"{x:.{digits - 1}e}"
-    mant, exp = sci.split("e")
-    mant = mant.rstrip("0").rstrip(".") if "." in mant else mant
-    e = int(exp)
-    sci = f"{mant}e{'-' if e < 0 else '+'}{abs(e):02d}"
-    sig = len(mant.replace("-", "").replace(".", ""))
-    decimals = max(0, sig - 1 - e)
-    fixed = f"{float(f'{x:.{digits - 1}e}'):.{decimals}f}"
-    return fixed if len(fixed) <= len(sci) else sci
-
-
-def r_round(x, places: int = 2) -> str:
-    """``cat(round(x, places))`` in R."""
-    if x is None or x != x:
-        return "NA"
-    return r_number(round(float(x), places))
-
-
-def r_format(values, digits: int = 4) -> list[str]:
-    """R's ``format(x, digits = digits)`` of a numeric vector: one number of decimals for all, enough for
-    every element to show ``digits`` significant digits (as ``summary()`` prints)."""
-    from decimal import Decimal
-
-    decimals = 0
-    for v in values:
-        if v is None or v != v or v in (float("inf"), float("-inf")) or v == 0:
-            continue
-        d = Decimal(f"{float(v):.{digits - 1}e}").normalize()
-        decimals = max(decimals, -d.as_tuple().exponent)
-    return [r_number(v) if v is None or v != v or v in (float("inf"), float("-inf")) else f"{float(v):.{decimals}f}"
-            for v in values]
-
-
-def _keys_line(s: dict) -> str:
-    return f"  keys: {', '.join(map(str, s['key_vars'])) or '-'}; {s['n_records']} records"
-
-
-def measure_risk_text(s: dict) -> str:
-    """sdcMicro's ``print`` of a ``measure_risk`` result, from :func:`pysdc.report.measure_risk_summary`."""
-    g, hr = s["global"], s["higher_risk"]
-    cut = "" if hr["cut"] is None else f" (risk > {r_number(hr['cut'], 4)} = max(0.1, median + 3 MAD))"
-    thr = g["threshold"]
-    L = ["Re-identification risk (measure_risk, as sdcMicro's print shows it)", _keys_line(s), "", _RULE,
-         f"{hr['count']} obs. with higher risk than the main part{cut}", "",
-         "Expected no. of re-identifications:",
-         f"{r_round(g['expected_reidentifications'])} ({r_round(g['global_risk_pct'])}%)", "",
-         f"Threshold: {'Inf' if thr is None or thr != thr else r_round(thr)} "
-         f"(for maximal global risk {r_number(g['max_global_risk'])})"]
-    if g.get("threshold_note"):
-        L.append(_wrap(f"threshold {g['threshold_note']}; sdcMicro prints NA as Inf.", indent="")
-                 if thr is None or thr != thr else _wrap(f"threshold {g['threshold_note']}.", indent=""))
-    L.append(_RULE)
-    h = s.get("household")
-    if h is not None:
-        L += ["", "Hierarchical risk", _RULE, "Expected no. of re-identifications:",
-              f"{r_round(h['expected_reidentifications'])} ({r_round(h['risk_pct'])}%)", _RULE]
-    return "\n".join(L)
-
-
-def freq_calc_text(s: dict) -> str:
-    """sdcMicro's ``print`` of a ``freqCalc`` result, from :func:`pysdc.report.freq_calc_summary`."""
-    L = ["Sample frequencies (freq_calc, as sdcMicro's print shows it)", _keys_line(s), "", _RULE,
-         f"{s['violate_2']} obs. violate 2-anonymity (fk = 1)",
-         f"{s['violate_3']} obs. violate 3-anonymity (fk = 1 or 2)", _RULE]
-    k = s["k_anonymity"]
-    if (k["fk_lt_2"], k["fk_lt_3"]) != (s["violate_2"], s["violate_3"]):
-        L.append(_wrap(f"counted as sdcMicro counts (records with fk exactly 1 and 2); by fk < 2 and fk < 3 "
-                       f"(missing key values and alpha = {r_number(s['alpha'])} make fk fractional or larger) "
-                       f"they are {k['fk_lt_2']} and {k['fk_lt_3']}.", indent=""))
-    return "\n".join(L)
-
-
-def indiv_risk_text(s: dict) -> str:
-    """sdcMicro's ``print`` of an ``indivRisk`` result, from :func:`pysdc.report.indiv_risk_summary`."""
-    hr = s["higher_risk"]
-    cut = "" if hr["cut"] is None else f" (risk > {r_number(hr['cut'], 4)} = max(0.1, median + 3 MAD))"
-    return "\n".join(["Individual risk (indiv_risk, as sdcMicro's print shows it)", _keys_line(s), "",
-                      f"method={s['method']}, qual={r_number(s['qual'])}", "", _RULE,
-                      f"{hr['count']} obs. with high risk{cut}"])
-
-
-def ldiversity_text(s: dict) -> str:
-    """sdcMicro's ``print`` of an ``ldiversity`` result (R's ``summary`` of each sensitive variable's distinct
-    l-diversity), from :func:`pysdc.report.ldiversity_summary`."""
-    from ._model import SUMMARY_STATS
-
-    L = ["L-diversity (ldiversity, as sdcMicro's print shows it)",
-         _keys_line(s) + f"; sensitive: {', '.join(map(str, s['sensitive'])) or '-'}", "", _RULE,
-         "L-Diversity Measures", _RULE]
-    if s["distinct"]:
-        has_na = any("NA's" in v for v in s["distinct"].values())
-        head = [*SUMMARY_STATS] + (["NA's"] if has_na else [])
-        rows = [[name] + r_format([v[k] for k in SUMMARY_STATS]) + ([str(v.get("NA's", 0))] if has_na else [])
-                for name, v in s["distinct"].items()]
-        L.append(_table(["", *head], rows, right=set(range(1, len(head) + 1))))
-    else:
-        L.append("  (no sensitive variable)")
-    return "\n".join(L)
