@@ -149,11 +149,12 @@ def test_exhaustive_small_samples_are_deterministic():
 
 def test_reproducible_with_random_state():
     X = _contaminated(2000, 4, seed=9)
-    a = cov_mcd(X, random_state=123)
+    a = cov_mcd(X, random_state=123)  # an int seed is R's set.seed(123) (tests/test_mcd_rstream.py)
     b = cov_mcd(X, random_state=123)
-    c = cov_mcd(X, random_state=np.random.default_rng(123))
+    c = cov_mcd(X, random_state=np.random.default_rng(123))  # pysdc's own stream
+    d = cov_mcd(X, random_state=np.random.default_rng(123))
     assert_allclose(a.cov, b.cov, rtol=0)
-    assert_allclose(a.cov, c.cov, rtol=0)
+    assert_allclose(c.cov, d.cov, rtol=0)
 
 
 def test_large_n_path_matches_exact_csteps():

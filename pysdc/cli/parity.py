@@ -79,7 +79,7 @@ def run(args) -> int:
         outcomes = [parity.check_case(c, impl, root, divs, mode) for c in cases]
         summary = parity.summarize(outcomes)
         if not args.no_write:
-            parity.write_reports(outcomes, args.output_dir, header, mode)
+            parity.write_reports(outcomes, args.output_dir, header, mode, divs)
         if i:
             print()
         print(f"{mode}:")

@@ -64,27 +64,37 @@ def r_col_means(X: np.ndarray) -> np.ndarray:
         return (_ldsum(X) / _LD(n)).astype(np.float64) if n else np.full(X.shape[1], np.nan)
 
 
+def _ldsum_cols(Z: np.ndarray) -> np.ndarray:
+    """Column sums of Z (n, p) in long double, each added one value after the other, as R's
+    ``sum``/``colMeans`` accumulate (NumPy reduces a C-contiguous array over its first axis row by
+    row when it has at least two columns)."""
+    n, p = Z.shape
+    if not n:
+        return np.zeros(p, dtype=_LD)
+    if p == 1 or Z.flags.f_contiguous:  # contiguous columns: one running sum each
+        return np.array([np.cumsum(Z[:, j], dtype=_LD)[-1] for j in range(p)], dtype=_LD)
+    return np.add.reduce(np.ascontiguousarray(Z), axis=0, dtype=_LD)
+
+
 def r_scale(X: np.ndarray) -> np.ndarray:
     """R's ``scale(X)``: centre by the column means, divide by the root mean square (n - 1).
 
     Missing values (NaN) are skipped column by column, as R does; a column with fewer than
-    two values, or a constant one, gives NaN (0/0) or +-Inf, as in R.
+    two values, or a constant one, gives NaN (0/0) or +-Inf, as in R. The sums are R's, to the
+    bit: long double, in record order.
     """
     X = np.asarray(X, dtype=np.float64)
-    out = np.empty_like(X)
+    if X.shape[0] == 0:
+        return X.copy()
+    ok = ~np.isnan(X)
+    allok = bool(ok.all())
+    m = ok.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        for j in range(X.shape[1]):  # loop over variables
-            col = X[:, j]
-            ok = ~np.isnan(col)
-            v = col if ok.all() else col[ok]
-            m = v.size
-            centre = float(_ldsum(v) / _LD(m)) if m else np.nan
-            c = col - centre
-            cv = c if v is col else c[ok]
-            ss = float(_ldsum(cv * cv))
-            scale = np.sqrt(ss / max(1, m - 1))
-            out[:, j] = c / scale
-    return out
+        centre = (_ldsum_cols(X if allok else np.where(ok, X, 0.0)) / m.astype(_LD)).astype(np.float64)
+        c = X - centre
+        ss = _ldsum_cols(c * c if allok else np.where(ok, c * c, 0.0)).astype(np.float64)
+        scale = np.sqrt(ss / np.maximum(1, m - 1))
+        return c / scale
 
 
 def r_sd(X: np.ndarray) -> np.ndarray:

@@ -306,7 +306,9 @@ def d_utility(
         2002; sdcMicro's hidden ``"IL1old"``). The default ``False`` gives
         sdcMicro's plain sum.
     random_state : int, numpy.random.Generator or None
-        Seed of the random subsets drawn by the MCD (``"robeigen"`` only).
+        ``"robeigen"`` only. An int ``s`` is R's ``set.seed(s)``: the MCD draws its random
+        subsets from R's own random stream and the value equals sdcMicro's after
+        ``set.seed(s)``. A numpy Generator (or None: a fresh one) uses pysdc's own stream.
 
     Returns
     -------
@@ -341,10 +343,12 @@ def d_utility(
       warning.
     * robeigen: sdcMicro uses ``robustbase::covMcd`` with its defaults, which
       draws 500 random subsets; the value moves with R's seed (a few percent
-      on well-conditioned data, much more on near-singular data). pysdc uses
-      its own FAST-MCD with the same defaults and corrections, reproducible
-      with ``random_state``; agreement with sdcMicro is statistical (see the
-      parity tolerance table), not to the last digit.
+      on well-conditioned data, much more on near-singular data). With
+      ``random_state=s`` pysdc's FAST-MCD draws the same subsets from R's
+      Mersenne-Twister stream (:class:`pysdc.core.rrandom.RRandom`), x's MCD
+      first and xm's on the same stream, and the value equals sdcMicro's after
+      ``set.seed(s)`` to rounding (1e-12). Without a seed (or with a numpy
+      Generator) the subsets are pysdc's own draw and agreement is statistical.
     * Non-numeric columns: IL1 and IL1s fail in sdcMicro and are refused here;
       eigen and robeigen return NA in sdcMicro, NaN with a warning here.
     * sdcMicro fails when ``x`` and ``xm`` have different numbers of rows; so
@@ -468,9 +472,12 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
         return _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
 
     # robeigen
+    from ..core.distance import r_scale
     from ..core.mcd import cov_mcd
+    from ..core.rrandom import as_rrandom
 
-    rng = np.random.default_rng(random_state)
+    # an int seed is R's set.seed(seed): both MCDs draw from the one R stream, x's first
+    rng = as_rrandom(random_state) or np.random.default_rng(random_state)
     with np.errstate(invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         unusable = not (np.isfinite(X) | np.isnan(X)).all() or not (np.isfinite(XM) | np.isnan(XM)).all()
@@ -487,13 +494,23 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
         return float("nan")
     try:
         with np.errstate(invalid="ignore", divide="ignore"):
-            c1 = cov_mcd(_scale(X), random_state=rng).cov
-            c2 = cov_mcd(_scale(XM), random_state=rng).cov
+            c1 = cov_mcd(r_scale(X), random_state=rng).cov
+            c2 = cov_mcd(r_scale(XM), random_state=rng).cov
     except (InvalidParameterError, np.linalg.LinAlgError) as exc:
         # sdcMicro wraps covMcd in try(): any failure gives NA
         warnings.warn(
             f"d_utility(method='robeigen') is NaN: the MCD could not be computed ({exc}); "
             "sdcMicro returns NA here.",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return float("nan")
+    if not (np.isfinite(c1).all() and np.isfinite(c2).all()):
+        # robustbase's exact fit with no record on its hyperplane gives a NaN covariance: eigen() fails
+        # inside sdcMicro's try() and dUtility returns NA
+        warnings.warn(
+            "d_utility(method='robeigen') is NaN: the MCD covariance is not finite (covMcd's exact-fit exit "
+            "found no record on its hyperplane); sdcMicro returns NA here.",
             DegenerateResultWarning,
             stacklevel=user_stacklevel(),
         )

@@ -36,8 +36,7 @@ D_RISK_RMD_PARAMS = {
     "k": Interval(),
     "k2": Interval(),
     "random_state": RandomState(
-        note="The MCD's random subsets cannot follow R's random stream; pysdc.r.d_risk_rmd(random_state=s) "
-        "runs sdcMicro after set.seed(s)."
+        note="An int s is R's set.seed(s) (the MCD draws from R's own random stream)."
     ),
 }
 
@@ -263,7 +262,10 @@ def _robust_cov(Xs: np.ndarray, random_state) -> np.ndarray:
 
     try:
         with np.errstate(invalid="ignore", divide="ignore"):
-            return cov_mcd(Xs, random_state=random_state).cov
+            cov = cov_mcd(Xs, random_state=random_state).cov
+        if not np.isfinite(cov).all():  # covMcd's exact fit with no record on its hyperplane
+            raise InvalidParameterError("the MCD covariance is not finite (R's solve() stops on it).")
+        return cov
     except InvalidParameterError as exc:
         raise InvalidParameterError(
             f"d_risk_rmd: the robust covariance (MCD) of the scaled x cannot be computed: {exc} "
@@ -302,7 +304,9 @@ def d_risk_rmd(
     k2 : float, default 0.05
         Radius (in standardised units) of the neighbourhood searched for other masked records.
     random_state : None, int or numpy.random.Generator
-        Seed of the MCD's random subsets.
+        An int ``s`` is R's ``set.seed(s)``: the MCD draws its random subsets from R's own
+        random stream and the result equals sdcMicro's after ``set.seed(s)``. A numpy
+        Generator (or None: a fresh one) uses pysdc's own stream.
 
     Returns
     -------
@@ -343,12 +347,12 @@ def d_risk_rmd(
       Missing masked values: comparisons with them are ignored, and distances between
       masked records skip coordinates missing in either record, scaled up by
       ``p / (coordinates used)`` as R's ``dist`` does.
-    * The MCD is random (robustbase draws 500 random subsets, with R's random numbers);
-      pysdc's own FAST-MCD (:func:`pysdc.core.mcd.cov_mcd`) gives an equivalent estimate,
-      so the risks agree with sdcMicro's within sdcMicro's own seed-to-seed variation
-      (exactly where the MCD is deterministic: one variable, or tiny samples enumerated
-      completely). ``pysdc.r.d_risk_rmd(..., random_state=s)`` reproduces ``set.seed(s)``
-      in R exactly.
+    * The MCD is random (robustbase draws 500 random subsets, with R's random numbers).
+      With ``random_state=s`` pysdc's FAST-MCD (:func:`pysdc.core.mcd.cov_mcd`) draws the
+      same subsets from R's Mersenne-Twister stream, so the result equals sdcMicro's after
+      ``set.seed(s)`` (to 1e-12; index sets exactly). Without a seed (or with a numpy
+      Generator) the subsets are pysdc's own draw: the risks then agree with sdcMicro's
+      within its own seed-to-seed variation.
     * sdcMicro builds the n x n distance matrix of ``xm`` (several GB at 2e4 records);
       pysdc finds the nearest other masked record with a k-d tree, in O(n log n) time and
       O(n) memory, and recomputes its distance with R's arithmetic.
