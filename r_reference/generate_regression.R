@@ -4,7 +4,9 @@
 # case names such a column), with weights = the named column, and stores for each side the
 # coefficient names, coef(summary(fit)) (estimate, std. error), confint(fit, level = level) (lm: t
 # quantiles; glm: R 4.2 profiles the likelihood through MASS's confint.glm) and
-# confint.default(fit, level = level) (Wald), df.residual and the number of records used.
+# confint.default(fit, level = level) (Wald), df.residual and the number of records used; for a glm
+# also the profile confint interpolates (profile(fit, alpha = (1 - level)/4): per estimated
+# coefficient the values it was fixed at, par, and the signed root deviance, z).
 source("serialize.R")
 suppressPackageStartupMessages(library(MASS))
 
@@ -22,11 +24,23 @@ rg_side <- function(data, a) {
   se <- rep(NA_real_, length(b)); names(se) <- names(b)
   se[rownames(cs)] <- cs[, 2]
   ci <- suppressMessages(confint(fit, level = level))
+  if (is.null(dim(ci))) ci <- matrix(ci, nrow = 1L)  # MASS's confint on a one-coefficient glm: a vector
   cd <- confint.default(fit, level = level)
-  list(names = I(names(b)), estimate = I(unname(b)), se = I(unname(se)),
-       lower = I(unname(ci[, 1])), upper = I(unname(ci[, 2])),
-       lower_wald = I(unname(cd[, 1])), upper_wald = I(unname(cd[, 2])),
-       df_residual = as.integer(df.residual(fit)), n = as.integer(nobs(fit)))
+  out <- list(names = I(names(b)), estimate = I(unname(b)), se = I(unname(se)),
+              lower = I(unname(ci[, 1])), upper = I(unname(ci[, 2])),
+              lower_wald = I(unname(cd[, 1])), upper_wald = I(unname(cd[, 2])),
+              df_residual = as.integer(df.residual(fit)), n = as.integer(nobs(fit)))
+  if (fam != "gaussian") {
+    # the profile confint interpolates: profile(fit, alpha = (1 - level)/4) (what confint.glm calls),
+    # for each estimated coefficient the values it was fixed at and the signed root deviance z
+    pr <- suppressWarnings(profile(fit, alpha = (1 - level) / 4))
+    est <- names(b)[!is.na(b)]
+    out$profile <- lapply(setNames(est, est), function(nm) {
+      pv <- pr[[nm]]$par.vals
+      list(par = I(unname(if (is.matrix(pv)) pv[, nm] else pv)), z = I(unname(pr[[nm]]$z)))
+    })
+  }
+  out
 }
 
 ref_generate("regression", "generate_regression.R", function(case) {

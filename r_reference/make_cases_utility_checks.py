@@ -12,7 +12,8 @@ Run from ``r_reference/`` (``regenerate.sh`` runs every ``make_cases_*.py`` afte
   checked number for number on R's own draws.
 * ``regression``: ``lm``/``glm`` on an original and a masked input: ``coef(summary(fit))``, ``confint``
   (t for lm, MASS's profile for glm) and ``confint.default`` (Wald), with ``positive`` naming a column
-  restricted to values > 0 first (for ``log``).
+  restricted to values > 0 first (for ``log``); ``uc_glm_small``/``uc_glm_small_m``: a small hand-made
+  frame (factor, numeric, 0/1 and count responses, weights with zeros) for glm profile intervals.
 
 Deterministic: rerunning gives byte-identical files.
 """
@@ -59,6 +60,26 @@ def _inputs() -> None:
         "w": 1.0 + (np.arange(40) % 7) * 0.5,
     })
     write_table(boot, INPUTS / "uc_gini_boot.csv.gz")
+    # a small hand-made frame for glm profile intervals: a factor, a numeric predictor, 0/1 and count
+    # responses, weights with zeros; the "masked" version rounds x to a multiple of 0.5 and moves one record
+    # to another group
+    glm = pd.DataFrame({
+        "y": [0, 1, 0, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0],
+        "g": pd.Categorical(list("aaaaaaaabbbbbbbbcccccccc"), categories=["a", "b", "c"]),
+        "x": [1.5, 2.0, 0.5, 3.0, 1.0, 2.5, 4.0, 1.0, 0.25, 2.0, 1.0, 3.5, 2.2, 0.7, 1.9, 2.8,
+              3.1, 0.4, 1.6, 2.9, 0.9, 3.3, 1.2, 2.4],
+        "w": [1.0, 2.0, 0.0, 1.0, 3.0, 1.0, 2.0, 1.0, 1.0, 0.0, 2.0, 1.0, 1.0, 3.0, 1.0, 2.0,
+              2.0, 1.0, 1.0, 0.0, 1.0, 2.0, 1.0, 1.0],
+        "cnt": [0, 2, 1, 4, 3, 0, 5, 1, 2, 3, 0, 6, 4, 1, 2, 5, 7, 1, 3, 6, 2, 8, 2, 4],
+    })
+    glm_m = glm.copy()
+    glm_m["x"] = np.round(glm["x"].to_numpy() * 2.0) / 2.0
+    glm_m["g"] = pd.Categorical(list("aaaaaaabbbbbbbbbcccccccc"), categories=["a", "b", "c"])
+    # group c all successes: a separated fit (the profile of gc is flat on one side)
+    glm["y_sep"] = np.where(glm["g"] == "c", 1, glm["y"])
+    glm_m["y_sep"] = np.where(glm_m["g"] == "c", 1, glm_m["y"])
+    write_table(glm, INPUTS / "uc_glm_small.csv.gz")
+    write_table(glm_m, INPUTS / "uc_glm_small_m.csv.gz")
     # masked releases of the demo data assembled from the pieces sdcMicro masked: key variables after
     # localSuppression (k = 3), numeric variables after addNoise (50) or mdav microaggregation (3)
     demo = read_table(INPUTS / "demo.csv.gz")
@@ -161,6 +182,28 @@ def regression_cases() -> list:
            tags=("demo", "glm", "poisson")),
         _r("demo:poisson:w", "demo.csv.gz", "uc_demo_noise_ls.csv.gz", "hhsize ~ region + urbrur", "weight", "poisson",
            tags=("demo", "glm", "poisson", "weights")),
+        # glm: MASS's profile-likelihood confint (stored with the profile R walked), more shapes
+        _r("demo:binomial:aliased", "demo.csv.gz", "demo_masked.csv.gz", "I(savings > 0) ~ hhsize + I(2 * hhsize) + sex",
+           None, "binomial", tags=("demo", "glm", "binomial", "aliased")),
+        _r("demo:binomial:intercept-only:w", "demo.csv.gz", "demo_masked.csv.gz", "I(savings > 0) ~ 1", "weight",
+           "binomial", tags=("demo", "glm", "binomial", "weights", "intercept-only")),
+        _r("demo:binomial:factor-response:w", "demo.csv.gz", "demo_masked.csv.gz",
+           "sex ~ hhsize + urbrur + age_group", "weight", "binomial",
+           tags=("demo", "glm", "binomial", "weights", "factor-response", "ordered-factor")),
+        _r("demo:poisson:factors:w:level0.9", "demo.csv.gz", "demo_masked.csv.gz", "hhsize ~ age_group + sex + marital",
+           "weight", "poisson", level=0.9, tags=("demo", "glm", "poisson", "weights", "ordered-factor", "level")),
+        _r("demo:poisson:no-intercept", "demo.csv.gz", "demo_masked.csv.gz", "hhsize ~ 0 + region + sex", None,
+           "poisson", tags=("demo", "glm", "poisson", "no-intercept")),
+        _r("mix300:binomial:factors", "mix300.csv.gz", "mix300_m.csv.gz", "I(income > 2000) ~ score + edu + region",
+           None, "binomial", tags=("synthetic", "glm", "binomial", "ordered-factor")),
+        _r("small:binomial:zero-weights", "uc_glm_small.csv.gz", "uc_glm_small_m.csv.gz", "y ~ g + x", "w",
+           "binomial", tags=("small", "glm", "binomial", "weights", "zero-weights")),
+        _r("small:binomial:level0.99", "uc_glm_small.csv.gz", "uc_glm_small_m.csv.gz", "y ~ g + x", None,
+           "binomial", level=0.99, tags=("small", "glm", "binomial", "level")),
+        _r("small:binomial:separation", "uc_glm_small.csv.gz", "uc_glm_small_m.csv.gz", "y_sep ~ g + x", None,
+           "binomial", tags=("small", "glm", "binomial", "separation")),
+        _r("small:poisson:zero-weights", "uc_glm_small.csv.gz", "uc_glm_small_m.csv.gz", "cnt ~ g + x", "w",
+           "poisson", tags=("small", "glm", "poisson", "weights", "zero-weights")),
         # R stops: log(0) in the response
         _r("error:log-zero", "demo.csv.gz", "demo_masked.csv.gz", mincer, "weight", tags=("error",)),
         _r("error:unknown-column", "demo.csv.gz", "demo_masked.csv.gz", "log(income) ~ age", "weight",

@@ -427,6 +427,8 @@ def model_frame(rf: RegressionFormula, data: pd.DataFrame, weights: np.ndarray |
     if int(keep.sum()) == 0:
         raise InvalidParameterError(f"formula {rf.text!r}: no complete records (R: '0 (non-NA) cases').")
     x, names, _assign = _f.model_matrix(rf.formula, cols)
+    if not cols:  # y ~ 1: no variable gives the model matrix its length
+        x = np.ones((int(keep.sum()), len(names)))
     y = values[rf.response_label]
     if isinstance(y, pd.Series):
         y = y[keep]
