@@ -84,6 +84,17 @@ __version__ = "0.1.0"
 # a problem or an engine's table in place of a measure's data frame (see pysdc._adapters)
 _validation.set_foreign_adapter(_adapters.adapt)
 
+
+def __getattr__(name):
+    # pysdc.scan (issue 11): a lazy dataset over Parquet/CSV files for the DuckDB and Spark engines;
+    # resolved on first use, so that ``import pysdc`` imports neither engine
+    if name == "scan":
+        from .engine import scan
+
+        return scan
+    raise AttributeError(f"module 'pysdc' has no attribute {name!r}")
+
+
 __all__ = [
     # sdcMicro's measures
     "d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity",

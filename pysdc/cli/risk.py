@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
                     "SUDA2 special uniques (suda2) on the key variables of DATA; with --numeric and --masked "
                     "MASKED, the distance risk of the masked continuous variables (dRisk, dRiskRMD).",
     )
-    r.add_argument("data", nargs="?", metavar="DATA", help="data file (.csv, .csv.gz, .parquet)")
+    r.add_argument("data", nargs="?", metavar="DATA",
+                   help="data file (.csv, .csv.gz, .parquet), or a directory or glob of them (read by DuckDB)")
     r.add_argument("--demo", action="store_true", help="use pysdc's demo data")
     r.add_argument("--masked", nargs="?", const=True, default=None, metavar="MASKED",
                    help="masked file for --numeric (same records in the same order as DATA). With --demo and "
@@ -49,6 +50,9 @@ def add_parser(sub) -> None:
                    help="show the N riskiest records, by individual risk and by SUDA score (default 10)")
     r.add_argument("--schema", metavar="S", help="schema JSON of DATA (default: its sidecar, if any)")
     add_type_flags(r)
+    from ..engine._cli import add_engine_options
+
+    add_engine_options(r, output=True)
     r.add_argument("--json", action="store_true", help="print JSON instead of text")
     r.set_defaults(run=run)
 
@@ -89,6 +93,15 @@ def run(args, out) -> int:
         weight, hid = args.weight, args.hid
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more; got {args.top}.")
+    from ..engine._cli import choose_engine
+
+    engine = "pandas" if args.demo else choose_engine(args.engine, path)
+    if engine != "pandas":  # DuckDB or Spark: the file, directory or glob is measured where it lies
+        if numeric_requested(args):
+            raise UsageError("--numeric (dRisk, dRiskRMD) needs the records in memory: use --engine pandas.")
+        from ..engine._cli import run_risk
+
+        return run_risk(args, keys, weight, hid, ws, out)
     if not math.isfinite(args.drisk_k):
         raise UsageError(f"--drisk-k must be a finite number; got {args.drisk_k}.")
     if args.random_state is not None and args.random_state < 0:
@@ -114,7 +127,7 @@ def run(args, out) -> int:
                 f"{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
             )
     numeric_in_data = numeric if numeric and x_path == path else []
-    needed = [*keys, weight, hid, *(categorical or []), *ordered, *numeric_in_data]
+    needed = [*keys, weight, hid, args.id, *(categorical or []), *ordered, *numeric_in_data]
     data = load(path, args.schema, "DATA", ws, args.na, columns=read_columns(path, needed), text=text)
     data = declare(data, "DATA", categorical, ordered)
     x = xm = masked = None
@@ -127,7 +140,18 @@ def run(args, out) -> int:
                          top=args.top, source={"path": shown, "n_columns": len(header)}, run=ws.run,
                          suda=not args.no_suda, numeric=numeric, x=x, xm=xm, masked=masked,
                          drisk_k=args.drisk_k, random_state=args.random_state)
+    if args.output:  # the per-record risk (position or --id, risk, fk, Fk, hier_risk)
+        from .. import measure_risk
+        from ..engine._cli import write_pandas_output
+
+        res = ws.run("measure_risk", measure_risk, data, keys, w=weight, hid=hid,
+                     max_global_risk=args.max_global_risk, alpha=args.alpha)
+        write_pandas_output(args.output, data, res.individual, args.id)
     return emit_report(report, ws, args.json, risk_text, out)
+
+
+def numeric_requested(args) -> bool:
+    return args.numeric is not None
 
 
 def _load_masked(masked_path: str, args, numeric: list, ws: Warnings, n: int):

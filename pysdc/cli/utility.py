@@ -50,6 +50,9 @@ def add_parser(sub) -> None:
                    help="write before/after plots as PNG into DIR: histogram, density and boxplot per numeric "
                         "variable, mosaic plots of categorical pairs, coefficient intervals of the first "
                         "--regression (needs matplotlib: pip install 'pysdc-measures[plots]')")
+    from ..engine._cli import add_engine_options
+
+    add_engine_options(u, output=False)
     u.add_argument("--json", action="store_true", help="print JSON instead of text")
     u.set_defaults(run=run)
 
@@ -68,6 +71,18 @@ def run(args, out) -> int:
             raise UsageError("utility needs two files, ORIGINAL and MASKED (or --demo).")
         orig_path, masked_path = args.original, args.masked
         shown = (orig_path, masked_path)
+        from ..engine._cli import choose_engine
+
+        if choose_engine(args.engine, orig_path, masked_path) != "pandas":  # DuckDB or Spark (issue 11)
+            if args.estimate or args.regression or args.plots:
+                raise UsageError("--estimate, --regression and --plots need the records in memory: use --engine pandas.")
+            from ..engine._cli import run_utility
+
+            return run_utility(args, orig_path, masked_path, split_names(args.vars, "--vars"),
+                               parse_scales(args.scale), ws, out)
+        if args.id is not None:
+            raise UsageError("--id pairs the records on an engine; with --engine pandas (or a small file) the records "
+                             "are paired by position: use --engine duckdb to pair them by --id.")
 
     categorical = split_names(args.categorical, "--categorical")
     ordered = parse_ordered(args.ordered)

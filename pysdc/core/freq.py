@@ -190,7 +190,8 @@ def _first_index(inv: np.ndarray, m: int) -> np.ndarray:
     return first
 
 
-def freq_core(codes: np.ndarray, cards: np.ndarray, w: np.ndarray | None, alpha: float):
+def freq_core(codes: np.ndarray, cards: np.ndarray, w: np.ndarray | None, alpha: float, *,
+              counts: np.ndarray | None = None):
     """sdcMicro's freqCalc rules on integer key codes.
 
     Parameters
@@ -199,12 +200,17 @@ def freq_core(codes: np.ndarray, cards: np.ndarray, w: np.ndarray | None, alpha:
     cards : (k,) exclusive upper bounds of the codes per key.
     w : (n,) float weights or None (all weights 1).
     alpha : weight of wildcard matches between records with missing keys.
+    counts : (n,) numbers of records, optional
+        Rows are then rows of a combination table (an engine's group-by, :mod:`pysdc.engine`):
+        row ``i`` stands for ``counts[i]`` records and ``w[i]`` is their weight sum (None: the
+        counts). Rows with equal codes are merged, so the table may hold raw values that code
+        alike (``"3"`` and ``"3.0"`` under R's as.numeric).
 
     Returns
     -------
     fk_c, Fk_c : float arrays per distinct key combination ("combo").
     cnt : number of records per combo.
-    inv : (n,) combo id of every record (so ``fk = fk_c[inv]``).
+    inv : (n,) combo id of every record (so ``fk = fk_c[inv]``), or of every row with ``counts``.
     """
     k = len(codes)
     n = len(codes[0])
@@ -213,8 +219,14 @@ def freq_core(codes: np.ndarray, cards: np.ndarray, w: np.ndarray | None, alpha:
         return z, z, z, np.zeros(0, dtype=np.int64)
     full, span = group_keys(codes, cards, range(k))
     inv, m = dense_ids(full, span)
-    cnt = np.bincount(inv, minlength=m).astype(np.float64)
-    wsum = cnt.copy() if w is None else np.bincount(inv, weights=w, minlength=m)
+    if counts is None:
+        cnt = np.bincount(inv, minlength=m).astype(np.float64)
+        wsum = cnt.copy() if w is None else np.bincount(inv, weights=w, minlength=m)
+    else:
+        counts = np.asarray(counts, dtype=np.float64)
+        cnt = np.bincount(inv, weights=counts, minlength=m)
+        wsum = cnt.copy() if w is None else np.bincount(inv, weights=w, minlength=m)
+        n = float(counts.sum())
     if all(int(c.min()) >= 0 for c in codes):  # no missing key value: no wildcards to resolve
         return cnt, wsum, cnt, inv
     first = _first_index(inv, m)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["threshold_search", "global_threshold", "household_risk"]
+__all__ = ["threshold_search", "global_threshold", "global_threshold_grouped", "household_risk"]
 
 
 def _seq_sum(x: np.ndarray) -> float:
@@ -78,6 +78,77 @@ def global_threshold(risk: np.ndarray, max_global_risk: float, counts: np.ndarra
     if unsafe == thr and safe == thr:
         return float("nan")
     return float(thr)
+
+
+def _repeated_chunks(values: np.ndarray, counts: np.ndarray, max_len: int):
+    """``np.repeat(values, counts)`` in consecutive pieces of at most ``max_len`` (bounded memory)."""
+    i, m = 0, values.size
+    while i < m:
+        c = int(counts[i])
+        if c >= max_len:  # one value repeated more often than a piece holds
+            for start in range(0, c, max_len):
+                yield np.full(min(max_len, c - start), values[i])
+            i += 1
+            continue
+        ends = np.cumsum(counts[i:])
+        j = i + max(1, int(np.searchsorted(ends, max_len, side="right")))
+        j = min(j, m)
+        if int(counts[j - 1]) >= max_len and j - 1 > i:
+            j -= 1
+        yield np.repeat(values[i:j], counts[i:j].astype(np.int64))
+        i = j
+
+
+def global_threshold_grouped(risk: np.ndarray, counts: np.ndarray, max_global_risk: float,
+                             *, max_len: int = 1 << 22) -> float:
+    """:func:`global_threshold` from risks with record counts, in memory bounded by the distinct values.
+
+    The same walk as :func:`threshold_search` over the risks sorted decreasingly, each repeated as
+    often as it has records, with the same floating-point operations in the same order (the running
+    sums are accumulated left to right over the repeated values, in pieces of at most ``max_len``
+    values), so the threshold is bitwise that of ``global_threshold(risk, mgr, counts=counts)``;
+    only the distinct values and their counts are held (an engine's combination table), never one
+    value per record.
+    """
+    r = np.asarray(risk, dtype=np.float64)
+    c = np.asarray(counts, dtype=np.float64)
+    keep = c > 0
+    r, c = r[keep], c[keep]
+    if np.isnan(r).any() or r.size == 0:
+        return float("nan")  # NaN propagates through the sums (see global_threshold); no records: NA
+    values, inv = np.unique(-r, return_inverse=True)  # distinct risks, decreasing
+    values = -values
+    cnt = np.bincount(inv.reshape(-1), weights=c, minlength=values.size).astype(np.int64)
+    n = int(cnt.sum())
+    target = max_global_risk * n
+    total = None
+    for piece in _repeated_chunks(values, cnt, max_len):  # sequential sum, as _seq_sum
+        total = float(np.cumsum(piece)[-1]) if total is None else float(np.cumsum(np.concatenate([[total], piece]))[-1])
+    first = float(values[0])
+    if total < target:
+        return float("nan")  # threshold, safe and unsafe all equal the largest risk
+    # remaining before each distinct value's first record: total - r[0] - ... - r[j-1], in order
+    starts = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+    remaining = np.empty(values.size)
+    acc, pos, t = total, 0, 0
+    for piece in _repeated_chunks(values, cnt, max_len):
+        run = np.cumsum(np.concatenate([[acc], -piece]))  # run[i]: remaining before piece[i]
+        while t < values.size and starts[t] < pos + piece.size:
+            remaining[t] = run[starts[t] - pos]
+            t += 1
+        acc = float(run[-1])
+        pos += piece.size
+    cand = remaining + values * starts.astype(np.float64) < target
+    cand[0] = False  # the walk's first position is no change
+    hit = np.flatnonzero(cand)
+    if hit.size:
+        k = int(hit[0])
+        thr, unsafe = float(values[k]), float(values[k - 1]) if k > 1 else first
+    else:
+        thr, unsafe = 0.0, float(values[-1])
+    if unsafe == thr:
+        return float("nan")
+    return thr
 
 
 def household_risk(codes: np.ndarray, risk: np.ndarray, span: int | None = None) -> np.ndarray:

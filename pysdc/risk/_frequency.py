@@ -522,6 +522,9 @@ def indiv_risk(
             DegenerateResultWarning,
             stacklevel=user_stacklevel(),
         )
+    engine = getattr(freq, "_engine_indiv_risk", None)
+    if engine is not None:  # frequencies computed on an engine (pysdc.engine): per-record risks stay there
+        return engine(method=method, qual=qual, survey=survey)
     fk = np.asarray(freq.fk, dtype=np.float64)
     Fk = np.asarray(freq.Fk, dtype=np.float64)
     if fk.shape != Fk.shape or fk.ndim != 1:

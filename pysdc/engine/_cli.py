@@ -1,0 +1,311 @@
+"""``pysdc risk`` and ``pysdc utility`` on an engine (``--engine auto|pandas|duckdb|spark``).
+
+The command-line modules (:mod:`pysdc.cli.risk`, :mod:`pysdc.cli.utility`) add the options with
+:func:`add_engine_options` and hand over to :func:`run_risk` / :func:`run_utility` when the data go
+to DuckDB or Spark: a file, a directory of Parquet/CSV files or a glob, measured where it lies.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .._errors import InvalidParameterError
+
+__all__ = ["add_engine_options", "choose_engine", "run_risk", "run_utility", "write_pandas_output"]
+
+#: ``--engine auto`` sends a file to DuckDB when its size on disk times this factor (its size in
+#: pandas, roughly) exceeds a quarter of the memory available
+_MEMORY_FACTOR = 5
+
+
+def add_engine_options(parser, *, output: bool) -> None:
+    parser.add_argument("--engine", choices=("auto", "pandas", "duckdb", "spark"), default="auto",
+                        help="where to compute: pandas (in memory), duckdb (out of core; Parquet/CSV files, "
+                             "directories, globs), spark (PySpark; local[*] unless a session is active); auto: "
+                             "DuckDB for directories, globs and files too large for memory, else pandas")
+    parser.add_argument("--id", metavar="COL", help="column identifying records (in --output; with utility: pairs "
+                                                    "ORIGINAL and MASKED records by it instead of by position)")
+    parser.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 3GB (default: DuckDB's)")
+    if output:
+        parser.add_argument("--output", metavar="FILE.parquet",
+                            help="write the per-record risk (position or --id, risk, fk, Fk, hier_risk) to a "
+                                 "Parquet file (a directory of part files with Spark)")
+
+
+def _is_many(path: str) -> bool:
+    return os.path.isdir(path) or any(ch in path for ch in "*?[")
+
+
+def _available_memory() -> int:
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 8 * 2**30
+
+
+def choose_engine(engine: str, *paths: str) -> str:
+    """The engine for ``paths``: ``auto`` picks DuckDB for directories, globs and large files."""
+    if engine != "auto":
+        if engine == "pandas" and any(_is_many(p) for p in paths):
+            raise InvalidParameterError("--engine pandas reads one file; for a directory or a glob use --engine duckdb "
+                                        "(or spark).")
+        return engine
+    if any(_is_many(p) for p in paths):
+        return "duckdb"
+    size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
+    if size * _MEMORY_FACTOR > _available_memory() / 4:
+        import importlib.util
+
+        if importlib.util.find_spec("duckdb") is not None:
+            return "duckdb"
+    return "pandas"
+
+
+class _Progress:
+    """Stage messages on stderr once a run has taken more than a few seconds."""
+
+    def __init__(self, after: float = 3.0):
+        self.t0 = time.perf_counter()
+        self.after = after
+
+    def __call__(self, what: str) -> None:
+        elapsed = time.perf_counter() - self.t0
+        if elapsed >= self.after:
+            print(f"pysdc: {elapsed:6.1f} s  {what}", file=sys.stderr, flush=True)
+
+
+def _scan(path: str, args, label: str):
+    from ._tables import scan
+
+    engine = "spark" if args.engine == "spark" else "duckdb"
+    try:
+        return scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit)
+    except ImportError:
+        raise InvalidParameterError(f"--engine {engine} needs the {engine} package: pip install "
+                                    f"'pysdc-measures[{engine}]'.") from None
+
+
+def _grouped_quantiles(values, counts, probs):
+    from ._risk import _grouped_quantile
+
+    return {f"{int(round(p * 100))}%": _grouped_quantile(values, counts, p) for p in probs}
+
+
+def run_risk(args, keys, weight, hid, ws, out) -> int:
+    """``pysdc risk`` on DuckDB or Spark: measure_risk (household risk too), k-anonymity violations."""
+    import pysdc
+
+    from ..cli._common import emit_report
+    from ..report._model import K_ANON_KS, QUANTILES, RISK_BINS
+    from ..report._summaries import threshold_note
+
+    progress = _Progress()
+    data = _scan(args.data, args, "DATA")
+    cols = data.columns
+    for flag, names in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
+                        ("--id", [args.id] if args.id else [])):
+        miss = [c for c in names if c not in cols]
+        if miss:
+            raise InvalidParameterError(f"{flag} names column(s) {miss} that DATA does not have; its columns are "
+                                        f"{cols[:20]}{' ...' if len(cols) > 20 else ''}.")
+    progress("reading and grouping the records")
+    res = ws.run("measure_risk", pysdc.measure_risk, data, keys, w=weight, hid=hid,
+                 max_global_risk=args.max_global_risk, alpha=args.alpha)
+    progress("key combinations and risks computed")
+    comb = res.combinations
+    counts = comb["n"].to_numpy(dtype=np.float64)
+    risk = comb["risk"].to_numpy()
+    n = res.n
+    # k-anonymity violations from the same combination table (measure_risk's fk/Fk, as kAnon_violations)
+    fk, Fk = comb["fk"].to_numpy(), comb["Fk"].to_numpy()
+    from ..risk._kanon import _r_round
+
+    rows = []
+    for k in K_ANON_KS:
+        u = int(counts[fk < _r_round(k)].sum())
+        wt = None if weight is None else int(counts[Fk < _r_round(k)].sum())
+        rows.append({"k": k, "unweighted": u, "unweighted_share": u / n if n else None,
+                     "weighted": wt, "weighted_share": None if wt is None or not n else wt / n})
+    ok = ~np.isnan(risk)
+    edges = np.asarray(RISK_BINS)
+    bins = []
+    for i in range(len(edges) - 1):
+        last = i == len(edges) - 2
+        sel = ok & (risk >= edges[i]) & ((risk <= edges[i + 1]) if last else (risk < edges[i + 1]))
+        c = int(counts[sel].sum())
+        bins.append({"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": c,
+                     "share": c / counts[ok].sum() if counts[ok].sum() else None})
+    top = comb.assign(risk=risk).sort_values("risk", ascending=False, kind="stable").head(args.top)
+    report = {
+        "format": "pysdc-risk-engine-1",
+        "pysdc_version": pysdc.__version__,
+        "engine": data.engine,
+        "data": {"path": args.data, "n_records": n, "n_columns": len(cols), "n_key_combinations": int(len(comb))},
+        "key_vars": list(keys), "weight": weight, "hid": hid, "alpha": args.alpha,
+        "global": {"expected_reidentifications": res.global_risk_er, "global_risk": res.global_risk,
+                   "global_risk_pct": res.global_risk_pct, "max_global_risk": res.max_global_risk,
+                   "threshold": res.global_threshold,
+                   "threshold_note": threshold_note(res.global_threshold, res.global_risk, res.max_global_risk,
+                                                    risk if n else np.array([]))},
+        "household": None if res.hier_risk_er is None else {
+            "expected_reidentifications": res.hier_risk_er, "risk": res.hier_risk, "risk_pct": res.hier_risk_pct},
+        "k_anonymity": {"fk_lt_2": int(counts[fk < 2].sum()), "fk_lt_3": int(counts[fk < 3].sum()),
+                        "violations": rows},
+        "individual_risk": {
+            "mean": float(np.sum(risk[ok] * counts[ok]) / counts[ok].sum()) if counts[ok].sum() else None,
+            "quantiles": _grouped_quantiles(risk, counts, QUANTILES), "bins": bins,
+            "n_missing": int(counts[~ok].sum())},
+        "top_combinations": [{**{k: _plain(r[k]) for k in keys}, "records": int(r["n"]), "fk": float(r["fk"]),
+                              "Fk": float(r["Fk"]), "risk": float(r["risk"])} for r in top.to_dict("records")],
+        "suda2": {"status": "skipped", "error": "SUDA2 needs the records in memory; not computed on an engine"},
+    }
+    if args.output:
+        progress(f"writing the per-record risk to {args.output}")
+        res.individual.to_parquet(args.output)
+        report["output"] = {"path": args.output, "columns": res.individual.columns}
+    progress("done")
+    return emit_report(report, ws, args.json, engine_risk_text, out)
+
+
+def _plain(v):
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return None
+    return v.item() if hasattr(v, "item") else v
+
+
+def _fmt(v, digits: int = 6) -> str:
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return "NA" if v is None or np.isnan(v) else str(v)
+    return f"{v:.{digits}g}"
+
+
+def engine_risk_text(r: dict) -> str:
+    d = r["data"]
+    g = r["global"]
+    L = [f"Re-identification risk of {d['path']} ({r['engine']}): {d['n_records']:,} records, "
+         f"{d['n_key_combinations']:,} key combinations",
+         f"  keys: {', '.join(r['key_vars'])}" + (f"; weight {r['weight']}" if r["weight"] else "")
+         + (f"; households {r['hid']}" if r["hid"] else ""), "",
+         "Global risk (sdcMicro's measure_risk)",
+         f"  expected re-identifications  {_fmt(g['expected_reidentifications'])}",
+         f"  global risk                  {_fmt(g['global_risk'])} ({_fmt(g['global_risk_pct'], 4)} %)",
+         f"  threshold for {g['max_global_risk']:g}        {_fmt(g['threshold'])}"
+         + (f"  ({g['threshold_note']})" if g["threshold_note"] else "")]
+    if r["household"]:
+        h = r["household"]
+        L += ["", "Household risk",
+              f"  expected re-identifications  {_fmt(h['expected_reidentifications'])}",
+              f"  household risk               {_fmt(h['risk'])} ({_fmt(h['risk_pct'], 4)} %)"]
+    k = r["k_anonymity"]
+    L += ["", "k-anonymity violations (sdcMicro's kAnon_violations)",
+          "  k   fk < k" + ("        Fk < k" if r["weight"] else "")]
+    for row in k["violations"]:
+        L.append(f"  {row['k']}   {row['unweighted']:>10,}" + (f"    {row['weighted']:>10,}" if r["weight"] else ""))
+    q = r["individual_risk"]["quantiles"]
+    L += ["", "Individual risk quantiles: " + ", ".join(f"{p} {_fmt(v, 4)}" for p, v in q.items())]
+    if r["top_combinations"]:
+        L += ["", "Riskiest key combinations"]
+        for row in r["top_combinations"]:
+            keys = ", ".join(f"{kk}={row[kk]}" for kk in r["key_vars"])
+            L.append(f"  {keys}: {row['records']} record(s), fk {_fmt(row['fk'])}, Fk {_fmt(row['Fk'])}, "
+                     f"risk {_fmt(row['risk'])}")
+    L += ["", "SUDA2: not computed (needs the records in memory)"]
+    if r.get("output"):
+        L += ["", f"Per-record risk written to {r['output']['path']} ({', '.join(r['output']['columns'])})"]
+    return "\n".join(L)
+
+
+def write_pandas_output(path: str, data, individual, id_col: str | None) -> None:
+    """``--output`` on the pandas path: position (or the id column) and the per-record risk columns."""
+    import pandas as pd
+
+    front = (pd.DataFrame({id_col: data[id_col].to_numpy()}) if id_col
+             else pd.DataFrame({"position": np.arange(len(individual), dtype=np.int64)}))
+    table = pd.concat([front, individual.reset_index(drop=True)], axis=1)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    table.to_parquet(path, index=False)
+
+
+def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
+    """``pysdc utility`` on DuckDB or Spark: dUtility's IL1, IL1s and eigen, IL_correl, IL_variables."""
+    import pysdc
+
+    from ..cli._common import emit_report
+
+    progress = _Progress()
+    x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")
+    hx, hm = x.columns, xm.columns
+    if vars_ is None:
+        vars_ = [c for c in hx if c in hm and c != args.id]
+    for label, header in (("ORIGINAL", hx), ("MASKED", hm)):
+        miss = [c for c in vars_ + ([args.id] if args.id else []) if c not in header]
+        if miss:
+            raise InvalidParameterError(f"--vars/--id name column(s) {miss} that {label} does not have; its columns "
+                                        f"are {header[:20]}.")
+    keep = vars_ + ([args.id] if args.id else [])
+    xs = _select(x, keep, args)
+    xms = _select(xm, keep, args)
+    numeric = [c for c in vars_ if xs.table().rclass(c) in ("numeric", "integer", "logical")]
+    report = {"format": "pysdc-utility-engine-1", "pysdc_version": pysdc.__version__, "engine": xs.engine,
+              "original": {"path": orig_path}, "masked": {"path": masked_path}, "variables": vars_,
+              "paired_by": args.id or "position", "d_utility": {}}
+    if numeric:
+        xn, xmn = _select(x, numeric + ([args.id] if args.id else []), args), _select(
+            xm, numeric + ([args.id] if args.id else []), args)
+        for method in ("IL1", "IL1s", "eigen"):
+            progress(f"d_utility {method}")
+            report["d_utility"][method] = float(ws.run(f"d_utility {method}", pysdc.d_utility, xn, xmn,
+                                                       method=method).value)
+        report["d_utility"]["robeigen"] = None
+        progress("il_correl")
+        try:
+            report["il_correl"] = float(ws.run("il_correl", pysdc.il_correl, xn, xmn).value)
+        except InvalidParameterError as exc:
+            report["il_correl"] = None
+            report["il_correl_error"] = str(exc)
+    progress("il_variables")
+    try:
+        res = ws.run("il_variables", pysdc.il_variables, xs, xms, scales=scales or None)
+        report["il_variables"] = {"value": res.value, "per_variable": {k: float(v) for k, v in res.per_variable.items()}}
+    except InvalidParameterError as exc:
+        report["il_variables"] = {"value": None, "error": str(exc)}
+    progress("done")
+    return emit_report(report, ws, args.json, engine_utility_text, out)
+
+
+def _select(s, cols, args):
+    from ._tables import scan
+
+    native = s.relation()
+    if s.table().kind == "duckdb":
+        sub = native.select(*[f'"{c}"' for c in cols])
+    else:
+        sub = native.select(*cols)
+    return scan(sub, id=args.id)
+
+
+def engine_utility_text(r: dict) -> str:
+    L = [f"Information loss of {r['masked']['path']} against {r['original']['path']} ({r['engine']}; records "
+         f"paired by {r['paired_by']})", f"  variables: {', '.join(r['variables'])}", ""]
+    if r["d_utility"]:
+        L.append("dUtility")
+        for m, v in r["d_utility"].items():
+            L.append(f"  {m:<9} {_fmt(v, 8) if v is not None else 'not computed (needs the records in memory)'}")
+    if "il_correl" in r:
+        L.append(f"IL_correl   {_fmt(r['il_correl'], 8) if r['il_correl'] is not None else r.get('il_correl_error')}")
+    iv = r.get("il_variables") or {}
+    if iv.get("value") is not None:
+        L.append(f"IL_variables {_fmt(iv['value'], 8)}")
+        L += [f"  {k:<12} {_fmt(v, 8)}" for k, v in iv["per_variable"].items()]
+    elif iv:
+        L.append(f"IL_variables: {iv.get('error')}")
+    return "\n".join(L)

@@ -1,0 +1,427 @@
+"""Information loss on an engine: column moments and cross-products, in a few streaming passes.
+
+sdcMicro's dUtility (IL1, IL1s, eigen), IL_correl and IL_variables depend on the records only
+through sums over them: per-variable counts and sums (the means), then centred sums of squares and
+cross-products, distance sums. Each pass is one aggregate query on the engine (the original and
+masked records paired by position -- DuckDB's POSITIONAL JOIN, Spark's zipWithIndex -- or by the
+scans' ``id`` column); the small results go through pysdc's own matrix code (:mod:`pysdc.loss`)
+exactly as the pandas path's matrices do. Means are taken first and the squares centred on them
+(no one-pass variance formula), so the numbers agree with pandas to rounding.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .._errors import DegenerateResultWarning, InvalidParameterError, PysdcWarning
+from .._results import DUtilityResult, ILCorrelResult, ILVariablesResult
+from .._validation import same_columns, user_stacklevel
+from ._tables import SRC, DuckTable, SparkTable
+
+__all__ = ["d_utility_engine", "il_correl_engine", "il_variables_engine"]
+
+_NUMERIC = ("numeric", "integer", "logical")
+
+
+def _lit(v: float) -> str:
+    """A double literal both engines read exactly (a bare 0.1 is a DECIMAL in DuckDB)."""
+    v = float(v)
+    if math.isnan(v):
+        return "CAST('NaN' AS DOUBLE)"
+    if math.isinf(v):
+        return f"CAST('{'-' if v < 0 else ''}Infinity' AS DOUBLE)"
+    return f"CAST('{v!r}' AS DOUBLE)"
+
+
+# =============================================================================
+# pairing the records of x and xm
+
+
+def _paired(x, xm, cols_x: list, cols_m: list, *, raw: bool = False):
+    """A table with columns x0.. (x's cols_x) and m0.. (xm's cols_m), records paired by position or id.
+
+    ``raw``: the columns as they are (for nominal comparisons), else doubles with NaN as NULL.
+    """
+    nx, nm = x.count(), xm.count()
+    if nx != nm:
+        raise InvalidParameterError(
+            f"x has {nx} rows but xm has {nm}; the measures compare record by record, so both must hold the "
+            "same records in the same order. (sdcMicro 5.8.0 fails here too.)"
+        )
+    if (x.id is None) != (xm.id is None):
+        raise InvalidParameterError("give both x and xm an id column (pysdc.scan(..., id=COL)) or neither; records "
+                                    "are paired by the id or by position.")
+
+    def expr(t, alias, c, is_raw):
+        return f"{alias}.{t.q(c)}" if is_raw else t.num(c, f"{alias}.")
+
+    rx = raw if isinstance(raw, (list, tuple)) else [raw] * len(cols_x)
+    sel = [f"{expr(x, 'a', c, r)} AS x{i}" for i, (c, r) in enumerate(zip(cols_x, rx))]
+    sel += [f"{expr(xm, 'b', c, r)} AS m{i}" for i, (c, r) in enumerate(zip(cols_m, rx))]
+    if isinstance(x, DuckTable):
+        if x.id is not None:
+            on = f"JOIN pysdc_xm b ON a.{x.q(x.id)} = b.{xm.q(xm.id)}"
+        else:
+            on = "POSITIONAL JOIN pysdc_xm b"
+        pysdc_xm = xm.native  # noqa: F841 - read by DuckDB's replacement scan
+        try:
+            rel = x.native.query(SRC, f"SELECT {', '.join(sel)} FROM {SRC} a {on}")
+        except Exception as exc:  # noqa: BLE001 - relations of two DuckDB connections cannot be joined
+            raise InvalidParameterError(
+                f"x and xm cannot be paired on DuckDB ({str(exc).splitlines()[0][:120]}); make both relations on "
+                "the same DuckDB connection, or pass both as pysdc.scan(...)."
+            ) from None
+        return DuckTable(rel)
+    if x.id is not None:
+        da, db, on = x.native, xm.native, f"a.{x.q(x.id)} = b.{xm.q(xm.id)}"
+    else:
+        da, db, on = _with_index(x.native), _with_index(xm.native), "a.pysdc_idx = b.pysdc_idx"
+    va, vb = f"pysdc_a_{id(da)}", f"pysdc_b_{id(db)}"
+    da.createOrReplaceTempView(va)
+    db.createOrReplaceTempView(vb)
+    return SparkTable(x.spark.sql(f"SELECT {', '.join(sel)} FROM {va} a JOIN {vb} b ON {on}"))
+
+
+def _with_index(df):
+    """A Spark DataFrame with its records' 0-based positions (``pysdc_idx``)."""
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    schema = StructType(list(df.schema.fields) + [StructField("pysdc_idx", LongType(), False)])
+    rdd = df.rdd.zipWithIndex().map(lambda t: tuple(t[0]) + (t[1],))
+    return df.sparkSession.createDataFrame(rdd, schema)
+
+
+def _agg(t, exprs: list[str]) -> list:
+    """One aggregate pass: the values of ``exprs`` over the table."""
+    if not exprs:
+        return []
+    return [None if v is None else float(v) for v in t.row(f"SELECT {', '.join(exprs)} FROM {SRC}")]
+
+
+def _fnum(v) -> float:
+    return float("nan") if v is None else float(v)
+
+
+# =============================================================================
+# dUtility
+
+
+def _refuse_non_numeric(name: str, t, cols) -> None:
+    bad = [(c, t.rclass(c)) for c in cols if t.rclass(c) not in _NUMERIC]
+    if bad:
+        shown = ", ".join(f"{c!r} ({cls})" for c, cls in bad[:5])
+        raise InvalidParameterError(
+            f"d_utility needs numeric variables, but {name} has non-numeric column(s) {shown}; sdcMicro's dUtility "
+            "cannot compute distances on them either. Select the continuous variables."
+        )
+
+
+def d_utility_engine(x, xm, method, average, random_state) -> DUtilityResult:
+    if method == "robeigen":
+        raise InvalidParameterError(
+            "d_utility(method='robeigen') does not run on an engine: the MCD draws random subsets of the records "
+            "and iterates on them in memory. Use method='eigen' (exact on the engine), or compute robeigen on a "
+            "sample read into pandas."
+        )
+    if average and method not in ("IL1", "IL1s"):
+        raise InvalidParameterError(
+            f"average=True applies to the cell-wise measures 'IL1' and 'IL1s' only; got method={method!r}."
+        )
+    if random_state is not None:
+        warnings.warn(
+            f"d_utility: random_state is used only by method='robeigen' (its random MCD subsets); "
+            f"method={method!r} is deterministic and ignores it.",
+            PysdcWarning, stacklevel=user_stacklevel(),
+        )
+    cols_x = [c for c in x.columns if c != x.id]
+    cols_m = [c for c in xm.columns if c != xm.id]
+    same_columns(pd.DataFrame(columns=cols_x), pd.DataFrame(columns=cols_m))  # refuses different variables
+    if not cols_x:
+        raise InvalidParameterError("x has no columns; pass at least one numeric variable.")
+    p = len(cols_x)
+    if method == "eigen":
+        non_numeric = sorted({str(c) for t in (x, xm) for c in cols_x if t.rclass(c) not in _NUMERIC})
+        if non_numeric:
+            warnings.warn(
+                f"d_utility(method='eigen') is NaN: column(s) {non_numeric[:5]} are not numeric, so the data "
+                "cannot be standardised; sdcMicro returns NA here. Select the continuous variables.",
+                DegenerateResultWarning, stacklevel=user_stacklevel(),
+            )
+            return DUtilityResult(value=float("nan"), method=method, n=x.count(), n_vars=p, average=average)
+    else:
+        _refuse_non_numeric("x", x, cols_x)
+        _refuse_non_numeric("xm", xm, cols_x)
+    t = _paired(x, xm, cols_x, cols_x)
+    fs = t.fsum()
+    n = int(_agg(t, ["count(*)"])[0])
+    if method in ("IL1", "IL1s"):
+        value = _il1(t, fs, p, n, method, average, cols_x)
+    else:
+        value = _eigen(t, fs, p, n)
+    return DUtilityResult(value=value, method=method, n=n, n_vars=p, average=average)
+
+
+def _il1(t, fs, p, n, method, average, cols) -> float:
+    from ..loss._sdcmicro import _degenerate
+
+    if n == 0:
+        warnings.warn(
+            f"d_utility(method={method!r}) is 0, as in sdcMicro (the sum over no cells), because x and xm have no "
+            "records: it does not mean that nothing was lost. Check the input.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+        return 0.0
+    inf = _lit(float("inf"))
+    total = 0.0
+    if method == "IL1":
+        # 100 * |x - xm| / |x|; Inf (x == 0), NaN and NA cells dropped
+        exprs = []
+        for j in range(p):
+            # nullif: x == 0 (Inf in R, dropped) without a division by zero (an error in ANSI Spark)
+            v = f"(CAST('100.0' AS DOUBLE) * abs(x{j} - m{j}) / abs(nullif(x{j}, CAST('0' AS DOUBLE))))"
+            exprs.append(f"{fs}(CASE WHEN NOT isnan({v}) AND abs({v}) <> {inf} THEN {v} END)")
+        for s in _agg(t, exprs):
+            total += 0.0 if s is None else s
+    else:
+        first = _agg(t, [e for j in range(p) for e in (f"count(x{j})", f"{fs}(x{j})")])
+        k = np.array(first[0::2])
+        few = k < 2
+        if few.any():
+            warnings.warn(
+                f"d_utility(method='IL1s'): column(s) {[str(c) for c, f in zip(cols, few) if f][:5]} of x have fewer "
+                "than two non-missing values, so their standard deviation is undefined (R's sd is NA) and every "
+                "cell of them is dropped: they add 0 to the sum however much they changed. sdcMicro returns the "
+                "same number. Use method='IL1' or more records.",
+                DegenerateResultWarning, stacklevel=user_stacklevel(),
+            )
+        means = [(_fnum(s) / kk if kk else float("nan")) for s, kk in zip(first[1::2], k)]
+        exprs = []
+        for j in range(p):
+            exprs += [f"{fs}((x{j} - {_lit(means[j])}) * (x{j} - {_lit(means[j])}))",
+                      f"{fs}(abs(x{j} - m{j}))", f"max(abs(x{j} - m{j}))"]
+        second = _agg(t, exprs)
+        for j in range(p):
+            if k[j] < 2:
+                continue
+            ss, dsum, dmax = second[3 * j: 3 * j + 3]
+            sd = math.sqrt(_fnum(ss) / (k[j] - 1))
+            dsum = 0.0 if dsum is None else dsum
+            if sd == 0.0:
+                total += float("inf") if (dmax is not None and dmax > 0) else 0.0
+            else:
+                total += dsum / (sd * math.sqrt(2.0))
+    if average:
+        total = total / (n * p) if n * p else float("nan")
+    return _degenerate(total, f"d_utility(method={method!r})")
+
+
+def _pairwise_cov_of_scaled(t, fs, names: list[str]) -> np.ndarray:
+    """R's ``var(scale(X), use = "pairwise.complete.obs")`` of the columns ``names``, in three passes."""
+    p = len(names)
+    first = _agg(t, [e for c in names for e in (f"count({c})", f"{fs}({c})")])
+    k = np.array(first[0::2])
+    means = [(_fnum(s) / kk if kk else float("nan")) for s, kk in zip(first[1::2], k)]
+    pairs = [(i, j) for i in range(p) for j in range(i, p)]
+    exprs = [f"{fs}(({c} - {_lit(m)}) * ({c} - {_lit(m)}))" for c, m in zip(names, means)]
+    for i, j in pairs:
+        both = f"{names[i]} IS NOT NULL AND {names[j]} IS NOT NULL"
+        exprs += [f"sum(CASE WHEN {both} THEN 1 ELSE 0 END)",
+                  f"{fs}(CASE WHEN {both} THEN {names[i]} - {_lit(means[i])} END)",
+                  f"{fs}(CASE WHEN {both} THEN {names[j]} - {_lit(means[j])} END)"]
+    second = _agg(t, exprs)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sd = np.array([math.sqrt(_fnum(s) / (kk - 1)) if kk >= 2 else float("nan") for s, kk in zip(second[:p], k)])
+    out = np.full((p, p), np.nan)
+    exprs, keep = [], []
+    for q, (i, j) in enumerate(pairs):
+        kij, si, sj = second[p + 3 * q: p + 3 * q + 3]
+        kij = int(kij or 0)
+        if kij < 2 or not (np.isfinite(sd[i]) and np.isfinite(sd[j])) or sd[i] == 0 or sd[j] == 0:
+            continue
+        # z = (x - mean) / sd; the pair's means of z over the records where both are present
+        ai = (_fnum(si) / sd[i]) / kij
+        aj = (_fnum(sj) / sd[j]) / kij
+        zi = f"(({names[i]} - {_lit(means[i])}) / {_lit(sd[i])} - {_lit(ai)})"
+        zj = f"(({names[j]} - {_lit(means[j])}) / {_lit(sd[j])} - {_lit(aj)})"
+        exprs.append(f"{fs}(CASE WHEN {names[i]} IS NOT NULL AND {names[j]} IS NOT NULL THEN {zi} * {zj} END)")
+        keep.append((i, j, kij))
+    for (i, j, kij), s in zip(keep, _agg(t, exprs)):
+        out[i, j] = out[j, i] = _fnum(s) / (kij - 1)
+    return out
+
+
+def _eigen(t, fs, p, n) -> float:
+    from ..loss._sdcmicro import _eigen_result, _eigenvalues
+
+    if n < 2:
+        S1 = S2 = np.full((p, p), np.nan)
+    else:
+        S1 = _pairwise_cov_of_scaled(t, fs, [f"x{j}" for j in range(p)])
+        S2 = _pairwise_cov_of_scaled(t, fs, [f"m{j}" for j in range(p)])
+    if not (np.isfinite(S1).all() and np.isfinite(S2).all()):
+        warnings.warn(
+            "d_utility(method='eigen') is NaN: a covariance of the standardised data could not be computed (a "
+            "constant or infinite column, or fewer than two complete pairs of records); sdcMicro returns NA here.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+        return float("nan")
+    return _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
+
+
+# =============================================================================
+# IL_correl
+
+
+def il_correl_engine(x, xm, normalization) -> ILCorrelResult:
+    from ..loss._sdcmicro import _cor_from_cov, _r_solve_inverse
+
+    xm_cols = set(xm.columns)
+    common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id)]
+    if not common:
+        raise InvalidParameterError(
+            "x and xm have no column name in common; il_correl compares the variables the two share. "
+            "(sdcMicro: 'please supply data.frames with overlapping variable names'.)"
+        )
+    num_x = {c for c in common if x.rclass(c) in ("numeric", "integer")}
+    num_xm = {c for c in common if xm.rclass(c) in ("numeric", "integer")}
+    if num_x != num_xm:
+        raise InvalidParameterError(
+            "il_correl needs the common variables to be numeric in both x and xm or in neither; "
+            f"numeric only in x: {sorted(num_x - num_xm, key=str)}, only in xm: {sorted(num_xm - num_x, key=str)}. "
+            "sdcMicro's IL_correl stops here too. Give the columns the same dtype in both frames."
+        )
+    if not num_x:
+        raise InvalidParameterError(
+            "il_correl needs at least one common variable that is numeric (float or integer); "
+            f"common columns: {common[:10]}. sdcMicro's IL_correl fails here too."
+        )
+    variables = sorted(num_x, key=str)
+    diags, counts = [], []
+    for t, which in ((x, "x"), (xm, "xm")):
+        fs = t.fsum()
+        cols = [t.num(v) for v in variables]
+        complete = " AND ".join(f"{c} IS NOT NULL" for c in cols)
+        first = _agg(t, ["count(*)", f"sum(CASE WHEN {complete} THEN 1 ELSE 0 END)"]
+                     + [f"{fs}(CASE WHEN {complete} THEN {c} END)" for c in cols])
+        n_rec, k = int(first[0]), int(first[1])
+        counts.append(n_rec)
+        if k == 0:
+            raise InvalidParameterError(
+                f"{which} has no record that is complete in the variables {variables[:10]}; sdcMicro's IL_correl "
+                "fails here too (no complete element pairs)."
+            )
+        p = len(variables)
+        if k < 2:
+            C = np.full((p, p), np.nan)
+        else:
+            means = [_fnum(s) / k for s in first[2:]]
+            pairs = [(i, j) for i in range(p) for j in range(i, p)]
+            exprs = [f"{fs}(CASE WHEN {complete} THEN ({cols[i]} - {_lit(means[i])}) * ({cols[j]} - {_lit(means[j])}) "
+                     "END)" for i, j in pairs]
+            S = np.empty((p, p))
+            for (i, j), s in zip(pairs, _agg(t, exprs)):
+                S[i, j] = S[j, i] = _fnum(s) / (k - 1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                C = np.clip(_cor_from_cov(S), -1.0, 1.0)
+        cause = "" if np.isfinite(C).all() else "a constant or infinite variable, or too few complete records"
+        d = np.diag(_r_solve_inverse(C, which, cause))
+        diags.append(d / np.sqrt(d @ d))
+    a, b = diags
+    factor = 1.0 / np.sqrt(2.0) if normalization == "sdcmicro" else 0.5
+    value = float(factor * np.sqrt(np.sum((a - b) ** 2)))
+    return ILCorrelResult(value=value, n_vars=len(variables), n_x=counts[0], n_xm=counts[1], variables=tuple(variables))
+
+
+# =============================================================================
+# IL_variables
+
+
+def il_variables_engine(x, xm, scales) -> ILVariablesResult:
+    xm_cols = set(xm.columns)
+    common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id)]
+    if not common:
+        raise InvalidParameterError("x and xm have no column in common; il_variables compares variables by name.")
+    only_x = [c for c in x.columns if c not in xm_cols and c != x.id]
+    only_xm = [c for c in xm.columns if c not in set(common) and c != xm.id]
+    if only_x or only_xm:
+        warnings.warn(
+            f"il_variables compares only the {len(common)} column(s) common to x and xm; left out: only in x "
+            f"{only_x[:10]}, only in xm {only_xm[:10]} (sdcMicro's IL_variables does the same silently; d_utility "
+            "refuses such frames). Select the same columns in both to compare them all.",
+            PysdcWarning, stacklevel=user_stacklevel(),
+        )
+    kinds = []
+    for c in common:
+        ca, cb = x.rclass(c), xm.rclass(c)
+        if c in scales:
+            kind = scales[c]
+        else:
+            if ca != cb:
+                raise InvalidParameterError(
+                    f"column {c!r} is {ca} in x but {cb} in xm; sdcMicro's IL_variables fails on different types. "
+                    f"Give both the same dtype, or declare its scale, e.g. scales={{{c!r}: 'numeric'}}."
+                )
+            if ca in ("integer", "logical", "POSIXct"):
+                raise InvalidParameterError(
+                    f"column {c!r} is {ca} (R class), which sdcMicro's IL_variables treats as nominal and then "
+                    "refuses (its nominal distance accepts only factors and strings). Declare the scale you mean, "
+                    f"e.g. scales={{{c!r}: 'numeric'}} (or 'nominal'), or convert the column to float."
+                )
+            kind = "numeric" if ca == "numeric" else "nominal"
+        if kind == "ordinal":
+            raise InvalidParameterError(
+                f"il_variables: column {c!r} is ordinal; the rank distance needs the ordered levels, which an engine "
+                "table does not carry. Compute il_variables for ordinal variables in pandas (with ordered "
+                "Categoricals), or declare the variable numeric if its values are the ranks."
+            )
+        if kind == "numeric" and not (x.is_numeric(c) and xm.is_numeric(c)):
+            raise InvalidParameterError(f"column {c!r} was declared numeric but its values are not numbers.")
+        kinds.append(kind)
+    raw = [k == "nominal" for k in kinds]
+    t = _paired(x, xm, common, common, raw=raw)
+    fs = t.fsum()
+    n = int(_agg(t, ["count(*)"])[0])
+    # pass 1: ranges of the numeric variables (the cost of a value missing on one side)
+    first = _agg(t, [e for j, k in enumerate(kinds) if k == "numeric"
+                     for e in (f"min(x{j})", f"max(x{j})", f"min(m{j})", f"max(m{j})")])
+    exprs, pos = [], 0
+    for j, k in enumerate(kinds):
+        a, b = f"x{j}", f"m{j}"
+        if k == "numeric":
+            lo_a, hi_a, lo_b, hi_b = first[4 * pos: 4 * pos + 4]
+            pos += 1
+            ra = (float("inf"), float("-inf")) if lo_a is None else (lo_a, hi_a)
+            rb = (float("inf"), float("-inf")) if lo_b is None else (lo_b, hi_b)
+            one = max(abs(rb[0] - ra[1]), abs(rb[1] - ra[0]))
+            exprs.append(f"{fs}(atan(CASE WHEN {a} IS NULL AND {b} IS NULL THEN {_lit(0.0)} "
+                         f"WHEN {a} IS NULL OR {b} IS NULL THEN {_lit(one)} ELSE abs({a} - {b}) END))")
+        else:
+            na_a = _missing(x, common[j], a)
+            na_b = _missing(xm, common[j], b)
+            exprs.append(f"sum(CASE WHEN {na_a} AND {na_b} THEN 0 WHEN {na_a} OR {na_b} THEN 1 "
+                         f"WHEN {a} = {b} THEN 0 ELSE 1 END)")
+    sums = _agg(t, exprs)
+    contributions, total = {}, 0.0
+    for c, k, s in zip(common, kinds, sums):
+        s = 0.0 if s is None else s
+        if k == "numeric":
+            s = s * (2.0 / np.pi)
+        contributions[c] = s / n if n else np.nan
+        total += s
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = total / (n * len(common)) if n else float("nan")
+    if not np.isfinite(value):
+        warnings.warn(f"il_variables is {value}: x and xm have no records (0 rows). sdcMicro returns NaN here too.",
+                      DegenerateResultWarning, stacklevel=user_stacklevel())
+    return ILVariablesResult(value=float(value), per_variable=pd.Series(contributions, dtype=np.float64,
+                                                                        name="il_variables"), n=int(n))
+
+
+def _missing(t, col, name) -> str:
+    if t.rclass(col) == "numeric":
+        return f"({name} IS NULL OR isnan(CAST({name} AS DOUBLE)))"
+    return f"{name} IS NULL"

@@ -1,0 +1,379 @@
+"""Frequency-based risk on an engine: the engine groups, pysdc's core computes, the engine joins back.
+
+Every frequency-based measure depends on the records only through their distinct key
+combinations: the engine reduces the records to the combination table (records and weight sum
+per combination of raw key values, plus the checks of the weights), pysdc's engine-free core
+(:func:`pysdc.core.freq.freq_core` with ``counts``, the wildcard matching included) computes
+``fk``/``Fk``/risk per combination exactly as on pandas, and per-record results are a join of the
+records with that table, evaluated lazily by the engine. Household risk is one more group-by of
+the joined records on the household id (``1 - product(1 - risk)``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError, PysdcWarning
+from .._results import FreqCalcResult, IndivRiskResult, MeasureRiskResult
+from .._validation import user_stacklevel
+from ..core.freq import freq_core
+from ..core.threshold import global_threshold_grouped
+from ._tables import SRC
+
+__all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "EngineFreqCalcResult",
+           "EngineIndivRiskResult", "EngineMeasureRiskResult"]
+
+_INF = "CAST('Infinity' AS DOUBLE)"
+
+
+# =============================================================================
+# results
+
+
+def _grouped_quantile(values: np.ndarray, counts: np.ndarray, p: float) -> float:
+    """Quantile (R's type 7) of ``values`` repeated ``counts`` times, without repeating them."""
+    ok = ~np.isnan(values) & (counts > 0)
+    v, c = values[ok], counts[ok]
+    if v.size == 0:
+        return float("nan")
+    order = np.argsort(v, kind="stable")
+    v, c = v[order], np.cumsum(c[order])
+    n = int(c[-1])
+    h = (n - 1) * p
+    lo = int(np.floor(h))
+    a = v[np.searchsorted(c, lo + 1)]
+    b = v[np.searchsorted(c, min(lo + 2, n))]
+    return float(a + (h - lo) * (b - a))
+
+
+def _k_anonymity(fk: np.ndarray, counts: np.ndarray) -> dict:
+    n = float(counts.sum())
+    lt2, lt3 = int(counts[fk < 2].sum()), int(counts[fk < 3].sum())
+    return {"fk_lt_2": lt2, "fk_lt_3": lt3, "share_fk_lt_2": lt2 / n if n else None,
+            "share_fk_lt_3": lt3 / n if n else None}
+
+
+def _higher_risk(risk: np.ndarray, counts: np.ndarray) -> dict:
+    from ..report._summaries import HIGH_RISK_FLOOR, HIGH_RISK_MADS
+
+    ok = ~np.isnan(risk)
+    if not counts[ok].sum():
+        return {"count": 0, "cut": None, "median": None, "mad": None}
+    med = _grouped_quantile(risk, counts, 0.5)
+    mad = 1.4826 * _grouped_quantile(np.abs(risk - med), counts, 0.5)
+    cut = max(HIGH_RISK_FLOOR, med + HIGH_RISK_MADS * mad)
+    return {"count": int(counts[ok & (risk > cut)].sum()), "cut": cut, "median": med, "mad": mad}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class EngineFreqCalcResult(FreqCalcResult):
+    """Result of :func:`pysdc.freq_calc` on an engine (a DuckDB relation, a Spark DataFrame, a scan).
+
+    Attributes
+    ----------
+    fk, Fk : numpy.ndarray
+        Sample and population frequencies **per distinct key combination** (the rows of
+        ``combinations``), not per record: the records stay in the engine.
+    n1, n2 : int
+        Records with ``fk`` exactly 1 and 2 (as on pandas).
+    counts : numpy.ndarray
+        Number of records of each combination.
+    combinations : pandas.DataFrame
+        The key combinations (raw values, as the engine grouped them) with ``n`` (records), ``fk``
+        and ``Fk``.
+    individual : EngineTable
+        Per record (its position, or the scan's ``id``): ``fk``, ``Fk``; lazy, ``.to_parquet(path)``.
+    n : int
+        Number of records.
+    """
+
+    counts: np.ndarray | None = field(default=None, repr=False)
+    combinations: pd.DataFrame | None = field(default=None, repr=False)
+    individual: object = None
+    n: int = 0
+    _ctx: object = field(default=None, repr=False)
+
+    def _summary_text(self) -> str:
+        from ..report._summaries import freq_calc_text
+
+        return freq_calc_text({"n_records": self.n, "key_vars": list(self.key_vars), "alpha": float(self.alpha),
+                               "violate_2": self.n1, "violate_3": self.n1 + self.n2, "n1": self.n1, "n2": self.n2,
+                               "k_anonymity": _k_anonymity(np.asarray(self.fk), np.asarray(self.counts))})
+
+    def _engine_indiv_risk(self, *, method: str, qual: float, survey: bool):
+        """:func:`pysdc.indiv_risk` of this result (called by indiv_risk)."""
+        from ..risk._frequency import _indiv_risk_arrays
+
+        fk, Fk = np.asarray(self.fk), np.asarray(self.Fk)
+        rk = _indiv_risk_arrays(fk, Fk, method, qual, survey)
+        table, keys, handle, row_of = self._ctx
+        res = table.attach(handle, {"pysdc_risk": rk[row_of], "pysdc_fk": fk[row_of]})
+        individual = _records(table, keys, res, {"rk": "pysdc_risk", "fk": "pysdc_fk"})
+        return EngineIndivRiskResult(rk=rk, fk=fk, method=method if survey else None,
+                                     qual=qual if survey else float("nan"), key_vars=self.key_vars,
+                                     counts=self.counts, individual=individual, n=self.n)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class EngineIndivRiskResult(IndivRiskResult):
+    """Result of :func:`pysdc.indiv_risk` on an engine's frequencies.
+
+    ``rk`` and ``fk`` are per distinct key combination (``counts`` records each); the per-record
+    risks are ``individual`` (lazy: ``rk``, ``fk`` per record position or id).
+    """
+
+    counts: np.ndarray | None = field(default=None, repr=False)
+    individual: object = None
+    n: int = 0
+
+    def _summary_text(self) -> str:
+        from ..report._summaries import indiv_risk_text
+
+        return indiv_risk_text({"n_records": self.n, "key_vars": list(self.key_vars), "method": self.method,
+                                "qual": float(self.qual),
+                                "higher_risk": _higher_risk(np.asarray(self.rk), np.asarray(self.counts))})
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class EngineMeasureRiskResult(MeasureRiskResult):
+    """Result of :func:`pysdc.measure_risk` on an engine.
+
+    The scalars are those of :class:`~pysdc.MeasureRiskResult`; ``individual`` is the per-record
+    table in the engine's form (lazy: ``risk``, ``fk``, ``Fk``, ``hier_risk`` per record position
+    or id; ``.to_parquet(path)``), ``combinations`` the key combinations with ``n``, ``fk``, ``Fk``
+    and ``risk``.
+    """
+
+    combinations: pd.DataFrame | None = field(default=None, repr=False)
+    n: int = 0
+
+    def _summary_text(self) -> str:
+        from ..report._summaries import measure_risk_text, threshold_note
+
+        risk = self.combinations["risk"].to_numpy()
+        counts = self.combinations["n"].to_numpy()
+        note = threshold_note(self.global_threshold, self.global_risk, self.max_global_risk,
+                              risk if self.n else np.array([]))
+        return measure_risk_text({
+            "n_records": self.n, "key_vars": list(self.key_vars), "higher_risk": _higher_risk(risk, counts),
+            "global": {"expected_reidentifications": self.global_risk_er, "global_risk": self.global_risk,
+                       "global_risk_pct": self.global_risk_pct, "max_global_risk": self.max_global_risk,
+                       "threshold": self.global_threshold, "threshold_note": note},
+            "household": None if self.hier_risk_er is None else {
+                "expected_reidentifications": self.hier_risk_er, "risk": self.hier_risk,
+                "risk_pct": self.hier_risk_pct},
+        })
+
+
+# =============================================================================
+# the combination table
+
+
+def _hid_expr(table, hid, alias: str = "") -> str:
+    """The household id as pysdc compares it: numbers as doubles (NaN missing), other types by value."""
+    if table.rclass(hid) in ("numeric", "integer", "logical"):
+        return table.num(hid, alias)
+    return alias + table.q(hid)
+
+
+def _combinations(table, keys, w, hid, *, func: str, factorize_character: bool, alpha: float):
+    """Group the records by their raw key values; freq_core on the combinations.
+
+    Returns a dict: ``pdf`` (the combination table), ``handle`` (for joins), ``fk_c``, ``Fk_c``,
+    ``cnt`` (per freq_core combination), ``inv`` (row -> combination), ``n``.
+    """
+    from ..risk._frequency import _key_codes
+
+    fs = table.fsum()
+    aggs = ["count(*) AS pysdc_n"]
+    if w is not None:
+        wx = table.num(w)
+        aggs += [f"{fs}({wx}) AS pysdc_w",
+                 f"sum(CASE WHEN {wx} IS NULL THEN 1 ELSE 0 END) AS pysdc_w_na",
+                 f"sum(CASE WHEN abs({wx}) = {_INF} THEN 1 ELSE 0 END) AS pysdc_w_inf",
+                 f"sum(CASE WHEN {wx} > 0 AND {wx} < 1 THEN 1 ELSE 0 END) AS pysdc_w_below",
+                 f"min(CASE WHEN {wx} > 0 AND {wx} < 1 THEN {wx} END) AS pysdc_w_min",
+                 f"sum(CASE WHEN {wx} <= 0 THEN 1 ELSE 0 END) AS pysdc_w_nonpos"]
+    if hid is not None:
+        aggs.append(f"sum(CASE WHEN {_hid_expr(table, hid)} IS NULL THEN 1 ELSE 0 END) AS pysdc_h_na")
+    pdf, handle = table.combos(keys, aggs)
+    counts = pdf["pysdc_n"].to_numpy(dtype=np.float64)
+    n = int(counts.sum())
+    ws = None
+    if w is not None:
+        _check_weights(table, pdf, w, func)
+        ws = pdf["pysdc_w"].to_numpy(dtype=np.float64)
+    key_frame = pdf[list(keys)]
+    codes, cards = _key_codes(key_frame, list(keys), func=func, factorize_character=factorize_character)
+    fk_c, Fk_c, cnt, inv = freq_core(codes, cards, ws, alpha, counts=counts)
+    return {"pdf": pdf, "handle": handle, "fk_c": fk_c, "Fk_c": Fk_c, "cnt": cnt, "inv": inv, "n": n}
+
+
+def _check_weights(table, pdf, w, func) -> None:
+    """sdcMicro's weight rules (see pysdc.risk._frequency._weights), from the group-by's counts."""
+    cls = table.rclass(w)
+    if cls in ("factor", "character", "POSIXct"):
+        warnings.warn(
+            f"{func}: weight column {w!r} is {cls}; sdcMicro converts it with R's as.numeric (parsed numbers), "
+            "and so does pysdc. Weights should be a float column.",
+            CoercionWarning, stacklevel=user_stacklevel(),
+        )
+    n_inf = int(pdf["pysdc_w_inf"].sum())
+    if n_inf:
+        raise InvalidParameterError(
+            f"w: weight column {w!r} has {n_inf} infinite value(s); an infinite weight makes the population "
+            "frequency Fk of its whole key combination infinite and its risk 0. Fix or drop those records."
+        )
+    n_na = int(pdf["pysdc_w_na"].sum())
+    if n_na:
+        raise InvalidParameterError(
+            f"w: weight column {w!r} has {n_na} missing (or non-numeric) value(s); sdcMicro cannot use them "
+            "(its population frequencies become NA and the risk computation stops). Impute or drop those "
+            "records, or call without w."
+        )
+    below = int(pdf["pysdc_w_below"].sum())
+    if below:
+        smallest = float(np.nanmin(pdf["pysdc_w_min"].to_numpy(dtype=np.float64)))
+        warnings.warn(
+            f"{func}: weight column {w!r} has {below} weight(s) below 1 (smallest {smallest:.3g}). Sampling "
+            "weights are expected to be expansion factors (>= 1); with normalised weights the population "
+            "frequencies Fk can fall below the sample frequencies fk and individual risks can exceed 1. sdcMicro "
+            "computes the same numbers.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+    nonpos = int(pdf["pysdc_w_nonpos"].sum())
+    if nonpos:
+        warnings.warn(
+            f"{func}: weight column {w!r} has {nonpos} zero or negative weight(s); sdcMicro uses them as they "
+            "are, so population frequencies Fk can be 0 or negative and the risks of those records NaN or "
+            "meaningless. pysdc returns sdcMicro's numbers.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+
+
+def _key_match(table, keys, left="s.", right="r.") -> str:
+    return " AND ".join(f"{left}{table.q(k)} IS NOT DISTINCT FROM {right}{table.q(k)}" for k in keys)
+
+
+def _records(table, keys, res, columns: dict, *, hid=None):
+    """The per-record table: record id, then ``columns`` (output name -> result column of ``res``),
+    and with ``hid`` the household risk (computed by a group-by of the joined records)."""
+    ids = table.record_id("j.")
+    sel = [f"r.{c} AS {c}" for c in columns.values()]
+    out = [f"j.{c} AS {table.q(name)}" for name, c in columns.items()]
+    sql = (f"WITH s AS ({table.with_position()}), "
+           f"j AS (SELECT s.*, {', '.join(sel)} FROM s JOIN pysdc_res r ON {_key_match(table, keys)})")
+    tail = " FROM j"
+    if hid is not None:
+        hx = _hid_expr(table, hid, "j.")
+        sql += (f", h AS (SELECT {hx} AS pysdc_h, 1 - {table.product('1 - j.pysdc_risk')} AS pysdc_hr FROM j "
+                f"WHERE {hx} IS NOT NULL GROUP BY {hx})")
+        out.append(f"COALESCE(h.pysdc_hr, j.pysdc_risk) AS {table.q('hier_risk')}")
+        tail = f" FROM j LEFT JOIN h ON {hx} = h.pysdc_h"
+    sql += f" SELECT {', '.join(ids + out)}{tail}"
+    native = table.query(sql, res=res)
+    names = [table.id] if table.id else (["position"] if table.kind == "duckdb" else list(table.columns))
+    names += list(columns) + (["hier_risk"] if hid is not None else [])
+    order = table.id if table.id else ("position" if table.kind == "duckdb" else None)
+    return table.table(native, names, order)
+
+
+# =============================================================================
+# the measures
+
+
+def freq_calc_engine(table, key_vars, w, alpha) -> EngineFreqCalcResult:
+    c = _combinations(table, key_vars, w, None, func="freq_calc", factorize_character=False, alpha=alpha)
+    fk_c, Fk_c, cnt, inv, pdf = c["fk_c"], c["Fk_c"], c["cnt"], c["inv"], c["pdf"]
+    if c["n"] == 0:
+        warnings.warn("freq_calc: data has no rows; fk and Fk are empty.", DegenerateResultWarning,
+                      stacklevel=user_stacklevel())
+    res = table.attach(c["handle"], {"pysdc_fk": fk_c[inv], "pysdc_pop_fk": Fk_c[inv]})
+    individual = _records(table, key_vars, res, {"fk": "pysdc_fk", "Fk": "pysdc_pop_fk"})
+    combos = pdf[list(key_vars)].assign(n=pdf["pysdc_n"].to_numpy(), fk=fk_c[inv], Fk=Fk_c[inv])
+    return EngineFreqCalcResult(
+        fk=fk_c, Fk=Fk_c, n1=int(cnt[fk_c == 1].sum()), n2=int(cnt[fk_c == 2].sum()), key_vars=tuple(key_vars),
+        alpha=alpha, combo=None, counts=cnt, combinations=combos, individual=individual, n=c["n"],
+        _ctx=(table, list(key_vars), c["handle"], inv),
+    )
+
+
+def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alpha) -> EngineMeasureRiskResult:
+    from ..risk._frequency import _indiv_risk_arrays
+
+    c = _combinations(table, key_vars, w, hid, func="measure_risk", factorize_character=True, alpha=alpha)
+    fk_c, Fk_c, cnt, inv, pdf, n = c["fk_c"], c["Fk_c"], c["cnt"], c["inv"], c["pdf"], c["n"]
+    rk_c = _indiv_risk_arrays(fk_c, Fk_c, "approx", 1.0, w is not None)
+    with np.errstate(invalid="ignore"):
+        er = float(np.nansum(rk_c * cnt))
+    gr = er / n if n else float("nan")
+    if n == 0:
+        warnings.warn(
+            "measure_risk: data has no rows; global_risk and global_threshold are NaN (sdcMicro returns the "
+            "same without weights and fails with weights).",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+    elif np.isnan(rk_c).any():
+        warnings.warn(
+            f"measure_risk: {int(cnt[np.isnan(rk_c)].sum())} record(s) have an undefined (NaN) risk (a zero or "
+            "negative population frequency Fk, or weights so large that fk / Fk underflows); global_risk_er "
+            "skips them and global_threshold is NaN, as in sdcMicro. Check the weights.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+    thr = global_threshold_grouped(rk_c, cnt, max_global_risk)
+    rk_row = rk_c[inv]
+    res = table.attach(c["handle"], {"pysdc_risk": rk_row, "pysdc_fk": fk_c[inv], "pysdc_pop_fk": Fk_c[inv]})
+    h_er = h_r = h_pct = None
+    if hid is not None:
+        h_er = _household_er(table, key_vars, hid, res, pdf, rk_row, fast_hier)
+        h_r = h_er / n if n else float("nan")
+        h_pct = h_r * 100
+    individual = _records(table, key_vars, res, {"risk": "pysdc_risk", "fk": "pysdc_fk", "Fk": "pysdc_pop_fk"},
+                          hid=hid)
+    combos = pdf[list(key_vars)].assign(n=pdf["pysdc_n"].to_numpy(), fk=fk_c[inv], Fk=Fk_c[inv], risk=rk_row)
+    return EngineMeasureRiskResult(
+        global_risk_er=er, global_risk=gr, global_risk_pct=gr * 100, global_threshold=thr,
+        max_global_risk=max_global_risk, hier_risk_er=h_er, hier_risk=h_r, hier_risk_pct=h_pct,
+        individual=individual, key_vars=tuple(key_vars), combinations=combos, n=n,
+    )
+
+
+def _household_er(table, keys, hid, res, pdf, rk_row, fast_hier) -> float:
+    """Sum over records of the household risk ``1 - prod(1 - r)``: one group-by of the joined records."""
+    na = pdf["pysdc_h_na"].to_numpy(dtype=np.float64)
+    n_na = int(na.sum())
+    if n_na:
+        warnings.warn(
+            f"measure_risk: household id column {hid!r} has {n_na} missing value(s); each such record is treated "
+            "as a household of its own (sdcMicro's fast_hier=False behaviour; its fast_hier=True path wrongly "
+            "gives them the risk of the first household). Fill the ids to link records.",
+            PysdcWarning, stacklevel=user_stacklevel(),
+        )
+    fs = table.fsum()
+    hx = _hid_expr(table, hid, "s.")
+    sql = (f"WITH j AS (SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
+           f"{_key_match(table, keys)}), "
+           f"h AS (SELECT count(*) AS m, 1 - {table.product('1 - pysdc_risk')} AS hr FROM j WHERE pysdc_h IS NOT NULL "
+           "GROUP BY pysdc_h) "
+           f"SELECT {fs}(CASE WHEN isnan(hr) THEN 0 ELSE m * hr END), "
+           "sum(CASE WHEN isnan(hr) THEN 1 ELSE 0 END) FROM h")
+    total, n_nan = table.row(sql, res=res)
+    total = float(total or 0.0)
+    own = np.where(na > 0, rk_row * na, 0.0)  # records with a missing id: a household of their own
+    own_nan = np.isnan(rk_row) & (na > 0)
+    if not fast_hier and (int(n_nan or 0) or own_nan.any()):
+        return float("nan")
+    return total + float(np.sum(own[~own_nan]))
+
+
+def k_anon_engine(table, key_vars, k, w, weighted) -> int:
+    from ..risk._kanon import _r_round
+
+    kr = _r_round(k)
+    c = _combinations(table, key_vars, w, None, func="k_anon_violations", factorize_character=True, alpha=1.0)
+    v = c["Fk_c"] if (weighted and w is not None) else c["fk_c"]
+    return int(np.sum(c["cnt"][v < kr]))

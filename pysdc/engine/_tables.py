@@ -1,0 +1,536 @@
+"""Tables of an engine: a DuckDB relation, a Spark DataFrame or a lazy scan of files, behind one interface.
+
+The measures (:mod:`pysdc.engine._risk`, :mod:`pysdc.engine._loss`) write their reductions as SQL
+over a table named ``pysdc_src`` in the subset of SQL that DuckDB and Spark SQL share; a backend
+runs them on its engine and brings back the (small) result as pandas. Neither DuckDB nor PySpark
+is imported before one of their objects (or a scan) is met.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import itertools
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from .._errors import InvalidParameterError
+
+__all__ = ["Scan", "scan", "EngineTable", "as_table", "engine_kind", "SRC"]
+
+#: the name every reduction's SQL gives the table it runs on
+SRC = "pysdc_src"
+#: position column of the per-record tables (0-based record position in the input)
+POSITION = "position"
+
+_counter = itertools.count()
+
+
+def _unique(prefix: str) -> str:
+    return f"pysdc_{prefix}_{os.getpid()}_{next(_counter)}"
+
+
+def engine_kind(obj) -> str | None:
+    """``"duckdb"``, ``"spark"``, ``"scan"`` or None, recognised without importing either engine."""
+    if isinstance(obj, Scan):
+        return "scan"
+    mod = type(obj).__module__ or ""
+    name = type(obj).__name__
+    if mod.startswith("duckdb") and name == "DuckDBPyRelation":
+        return "duckdb"
+    if mod.startswith("pyspark") and name == "DataFrame":
+        return "spark"
+    return None
+
+
+def _quote(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _quote_spark(name: str) -> str:
+    return "`" + str(name).replace("`", "``") + "`"
+
+
+# =============================================================================
+# the public lazy dataset
+
+
+class Scan:
+    """A lazy dataset over Parquet or CSV files (see :func:`pysdc.scan`); nothing is read until a measure runs.
+
+    Attributes
+    ----------
+    source : list of str, or an engine's table
+        The files (expanded from a file, a directory or a glob), or the DuckDB relation / Spark
+        DataFrame that was wrapped.
+    format : {"parquet", "csv"} or None
+        The files' format (None for a wrapped table).
+    engine : {"duckdb", "spark"}
+        The engine the measures run on.
+    id : str or None
+        A column identifying records in the per-record results (default: the record's position).
+    """
+
+    def __init__(self, source, *, format=None, engine="duckdb", id=None, memory_limit=None, threads=None,
+                 temp_directory=None, spark=None):
+        self.source = source
+        self.format = format
+        self.engine = engine
+        self.id = id
+        self.memory_limit = memory_limit
+        self.threads = threads
+        self.temp_directory = temp_directory
+        self.spark = spark
+        self._table = None
+
+    def __repr__(self) -> str:
+        if isinstance(self.source, list):
+            shown = self.source[0] if len(self.source) == 1 else f"{len(self.source)} {self.format} files"
+        else:
+            shown = f"a {type(self.source).__name__}"
+        extra = f", id={self.id!r}" if self.id else ""
+        return f"pysdc.scan({shown!r}, engine={self.engine!r}{extra})"
+
+    # --------------------------------------------------------------- the engine's table
+    def table(self) -> _Backend:
+        """The backend table (opened once)."""
+        if self._table is None:
+            self._table = _open(self)
+        return self._table
+
+    @property
+    def columns(self) -> list:
+        return list(self.table().columns)
+
+    def count(self) -> int:
+        """Number of records."""
+        return self.table().count()
+
+    def relation(self):
+        """The DuckDB relation (or Spark DataFrame) the scan reads."""
+        return self.table().native
+
+
+def _expand(path) -> tuple[list[str], str]:
+    """Files of a path (file, directory, glob or list of files) and their format."""
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    files: list[str] = []
+    for p in paths:
+        p = os.fspath(p)
+        if os.path.isdir(p):
+            found = sorted(f for f in _glob.glob(os.path.join(p, "**", "*"), recursive=True)
+                           if os.path.isfile(f) and _format_of(f) is not None)
+            if not found:
+                raise InvalidParameterError(f"directory {p!r} holds no .parquet or .csv file.")
+            files += found
+        elif any(ch in p for ch in "*?["):
+            found = sorted(f for f in _glob.glob(p, recursive=True) if os.path.isfile(f))
+            if not found:
+                raise InvalidParameterError(f"the pattern {p!r} matches no file.")
+            files += found
+        else:
+            if not os.path.isfile(p):
+                raise FileNotFoundError(f"data file {p!r} does not exist")
+            files.append(p)
+    formats = {_format_of(f) for f in files}
+    if None in formats:
+        bad = [f for f in files if _format_of(f) is None][:3]
+        raise InvalidParameterError(f"cannot scan {bad}: pysdc.scan reads .parquet and .csv (.csv.gz) files.")
+    if len(formats) > 1:
+        raise InvalidParameterError(f"the files mix formats {sorted(formats)}; scan one format at a time.")
+    return files, formats.pop()
+
+
+def _format_of(path: str) -> str | None:
+    name = path.lower()
+    if name.endswith((".parquet", ".pq")):
+        return "parquet"
+    if name.endswith((".csv", ".csv.gz", ".tsv", ".txt")):
+        return "csv"
+    return None
+
+
+def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit: str | None = None,
+         threads: int | None = None, temp_directory: str | None = None, spark=None) -> Scan:
+    """A lazy dataset over Parquet or CSV files (or an engine's table) that pysdc's measures run on.
+
+    The measures that depend on the data only through key-combination counts, weight sums and
+    column moments (:func:`pysdc.measure_risk`, :func:`pysdc.freq_calc`, :func:`pysdc.indiv_risk`,
+    :func:`pysdc.k_anon_violations`, :func:`pysdc.d_utility` with IL1, IL1s and eigen,
+    :func:`pysdc.il_correl`, :func:`pysdc.il_variables`) take the scan in place of a DataFrame and
+    run on DuckDB (out of core) or Spark; the numbers equal the pandas path's.
+
+    Parameters
+    ----------
+    source : str, path, list of paths, DuckDB relation or Spark DataFrame
+        A Parquet or CSV file, a directory of them (read recursively, in sorted order), a glob
+        such as ``"register/part-*.parquet"``, a list of files; or a DuckDB relation / Spark
+        DataFrame to attach ``id`` to.
+    id : str, optional
+        Column identifying records in the per-record results (``individual``); default: the
+        record's 0-based position (DuckDB) or every input column (Spark, which has no positions).
+    engine : {"duckdb", "spark"}, default "duckdb"
+        The engine for files. Spark reads the files through the active SparkSession (or ``spark``).
+    memory_limit : str, optional
+        DuckDB's memory limit, e.g. ``"3GB"`` (default: DuckDB's, 80% of RAM); beyond it DuckDB
+        spills to ``temp_directory``.
+    threads : int, optional
+        DuckDB's number of threads (default: all cores).
+    temp_directory : str, optional
+        Where DuckDB spills (default: DuckDB's ``.tmp`` next to the working directory).
+    spark : pyspark.sql.SparkSession, optional
+        The session for ``engine="spark"`` (default: the active one, else a local one).
+
+    Returns
+    -------
+    Scan
+        The lazy dataset; ``.columns``, ``.count()`` and ``.relation()`` open it.
+
+    See Also
+    --------
+    pysdc.measure_risk, pysdc.d_utility
+
+    Notes
+    -----
+    Nothing is read when the scan is made. CSV files are read with DuckDB's (or Spark's) type
+    detection; give Parquet files typed columns for exact control (a key stored as text is a
+    category for :func:`pysdc.measure_risk` and parsed as a number by :func:`pysdc.freq_calc`, as
+    in sdcMicro). ``robeigen`` and ``suda2`` need all records in memory and refuse a scan.
+
+    Examples
+    --------
+    >>> import pysdc
+    >>> data = pysdc.scan("register/*.parquet")                      # doctest: +SKIP
+    >>> res = pysdc.measure_risk(data, ["region", "sex", "age"], w="weight", hid="hh")  # doctest: +SKIP
+    >>> res.individual.to_parquet("risk.parquet")                   # doctest: +SKIP
+    """
+    if engine not in ("duckdb", "spark"):
+        raise InvalidParameterError(f"engine must be one of 'duckdb', 'spark'; got {engine!r}.")
+    kind = engine_kind(source)
+    if kind == "scan":
+        source = source.source
+        kind = engine_kind(source)
+    if kind in ("duckdb", "spark"):
+        s = Scan(source, engine=kind, id=id, spark=spark)
+    else:
+        files, fmt = _expand(source)
+        s = Scan(files, format=fmt, engine=engine, id=id, memory_limit=memory_limit, threads=threads,
+                 temp_directory=temp_directory, spark=spark)
+    if id is not None and id not in s.columns:
+        raise InvalidParameterError(f"id names column {id!r} that the data does not have; columns: {s.columns[:20]}.")
+    return s
+
+
+#: DuckDB connections of the scans, by their settings
+_CONNECTIONS: dict = {}
+
+
+def _open(s: Scan) -> _Backend:
+    if not isinstance(s.source, list):
+        return (DuckTable if s.engine == "duckdb" else SparkTable)(s.source, id=s.id)
+    if s.engine == "duckdb":
+        import duckdb
+
+        config = {}
+        if s.memory_limit:
+            config["memory_limit"] = str(s.memory_limit)
+        if s.threads:
+            config["threads"] = int(s.threads)
+        if s.temp_directory:
+            config["temp_directory"] = str(s.temp_directory)
+        key = tuple(sorted(config.items()))
+        con = _CONNECTIONS.get(key)
+        if con is None:  # scans with the same settings share a connection, so that they can be joined
+            con = _CONNECTIONS[key] = duckdb.connect(config=config)
+            con.execute("SET enable_progress_bar = false")  # pysdc reports its own progress on stderr
+        if s.format == "parquet":
+            rel = con.read_parquet(s.source)
+        else:
+            rel = con.read_csv(s.source if len(s.source) > 1 else s.source[0], header=True)
+        return DuckTable(rel, id=s.id, con=con)
+    spark = s.spark or _spark_session()
+    reader = spark.read
+    df = reader.parquet(*s.source) if s.format == "parquet" else reader.csv(list(s.source), header=True,
+                                                                               inferSchema=True)
+    return SparkTable(df, id=s.id)
+
+
+def _spark_session():
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise InvalidParameterError(
+            "engine='spark' needs PySpark: pip install 'pysdc-measures[spark]' (and Java 17, e.g. Debian's "
+            "openjdk-17-jre-headless)."
+        ) from None
+    active = SparkSession.getActiveSession()
+    return active or SparkSession.builder.master("local[*]").appName("pysdc").getOrCreate()
+
+
+def as_table(obj) -> _Backend:
+    kind = engine_kind(obj)
+    if kind == "scan":
+        return obj.table()
+    if kind == "duckdb":
+        return DuckTable(obj)
+    if kind == "spark":
+        return SparkTable(obj)
+    raise InvalidParameterError(f"not an engine's table: {type(obj).__name__}.")
+
+
+# =============================================================================
+# the per-record result
+
+
+class EngineTable:
+    """A per-record result in the engine's own form (a lazy DuckDB relation or Spark DataFrame).
+
+    Nothing is computed until it is written or collected: ``to_parquet(path)`` writes it (a
+    file with DuckDB, a directory of part files with Spark), ``to_pandas()`` collects it in
+    record order (only for data that fit in memory), ``native`` is the relation / DataFrame.
+    """
+
+    def __init__(self, native, kind: str, order: str | None, columns: list):
+        self.native = native
+        self.kind = kind
+        self.order = order
+        self.columns = list(columns)
+
+    def __repr__(self) -> str:
+        return f"<EngineTable ({self.kind}) columns={self.columns}>"
+
+    def to_parquet(self, path) -> str:
+        path = os.fspath(path)
+        if self.kind == "duckdb":
+            # streamed record batches through pyarrow (DuckDB's own writer would rename "Fk" beside "fk")
+            import pyarrow.parquet as pq
+
+            f = getattr(self.native, "to_arrow_reader", None) or self.native.fetch_record_batch
+            reader = f(1 << 20)
+            with pq.ParquetWriter(path, reader.schema) as writer:
+                for batch in reader:
+                    writer.write_batch(batch)
+        else:
+            self.native.write.mode("overwrite").parquet(path)
+        return path
+
+    def to_pandas(self) -> pd.DataFrame:
+        if self.kind == "duckdb":
+            # (no ORDER BY in DuckDB: a query over the relation would rename "Fk" beside "fk")
+            df = _arrow(self.native).to_pandas()
+        else:
+            df = self.native.toPandas()
+        if self.order:
+            df = df.sort_values(self.order, kind="stable")
+        return df.reset_index(drop=True)
+
+    def __len__(self) -> int:
+        if self.kind == "duckdb":
+            return int(self.native.aggregate("count(*)").fetchall()[0][0])
+        return int(self.native.count())
+
+
+# =============================================================================
+# backends
+
+
+def _arrow(rel):
+    """A DuckDB relation's result as a pyarrow Table (exact types and names)."""
+    f = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table
+    return f()
+
+
+class _Backend:
+    kind = ""
+    native = None
+    id: str | None = None
+
+    def q(self, name) -> str:  # quote an identifier
+        raise NotImplementedError
+
+    def fsum(self) -> str:  # the most accurate sum of doubles
+        return "sum"
+
+    def product(self, expr: str) -> str:
+        """The product aggregate of ``expr``."""
+        return f"product({expr})"
+
+    def is_numeric(self, col) -> bool:
+        return self.rclass(col) in ("numeric", "integer", "logical")
+
+    def num(self, col, alias: str = "") -> str:
+        """The column as a double with NaN made NULL (pandas' missing); ``alias``: a table prefix like ``"s."``."""
+        c = alias + self.q(col)
+        cls = self.rclass(col)
+        if cls == "logical":
+            return f"CAST({c} AS DOUBLE)"
+        if cls == "character":
+            return f"TRY_CAST({c} AS DOUBLE)"
+        return f"(CASE WHEN isnan(CAST({c} AS DOUBLE)) THEN NULL ELSE CAST({c} AS DOUBLE) END)"
+
+
+class DuckTable(_Backend):
+    kind = "duckdb"
+
+    def __init__(self, rel, *, id=None, con=None):
+        self.native = rel
+        self.id = id
+        self.con = con  # kept alive with the relations made from it
+        self.columns = list(rel.columns)
+        self.types = {c: str(t) for c, t in zip(rel.columns, rel.types)}
+
+    def q(self, name) -> str:
+        return _quote(name)
+
+    def fsum(self) -> str:
+        return "fsum"
+
+    def rclass(self, col) -> str:
+        t = self.types[col].upper()
+        if t.startswith(("DOUBLE", "FLOAT", "REAL", "DECIMAL")):
+            return "numeric"
+        if t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                 "UBIGINT", "UHUGEINT"):
+            return "integer"
+        if t == "BOOLEAN":
+            return "logical"
+        if t.startswith("ENUM"):
+            return "factor"
+        if t.startswith(("TIMESTAMP", "DATE")):
+            return "POSIXct"
+        return "character"
+
+    def count(self) -> int:
+        return int(self.native.aggregate("count(*)").fetchall()[0][0])
+
+    def query(self, sql: str, res=None, hh=None):
+        """A lazy relation of ``sql`` over the table ``pysdc_src`` (``pysdc_res``, ``pysdc_hh``: pandas/arrow
+        tables the SQL may join, found by DuckDB's replacement scan of this frame's locals)."""
+        pysdc_res = res  # noqa: F841 - read by DuckDB's replacement scan
+        pysdc_hh = hh  # noqa: F841
+        return self.native.query(SRC, sql)
+
+    def fetch(self, sql: str, res=None) -> pd.DataFrame:
+        return self.query(sql, res=res).df()
+
+    def fetch_arrow(self, sql: str):
+        return _arrow(self.query(sql))
+
+    def combos(self, keys: list, aggs: list[str]):
+        """The group-by of the records on ``keys`` with the aggregates ``aggs``: (pandas, handle)."""
+        ks = ", ".join(self.q(k) for k in keys)
+        arrow = self.fetch_arrow(f"SELECT {ks}, {', '.join(aggs)} FROM {SRC} GROUP BY {ks}")
+        return arrow.to_pandas(), arrow
+
+    def attach(self, handle, results: dict):
+        """The combination table (raw key values, exactly as grouped) with result columns appended."""
+        import pyarrow as pa
+
+        out = handle
+        for name, values in results.items():
+            out = out.append_column(name, pa.array(values))
+        return out
+
+    def row(self, sql: str, res=None) -> tuple:
+        return self.query(sql, res=res).fetchall()[0]
+
+    def with_position(self) -> str:
+        """A SELECT of the records with their 0-based position (or the id) in front."""
+        if self.id is not None:
+            return f"SELECT * FROM {SRC}"
+        return f"SELECT row_number() OVER () - 1 AS pysdc_position, * FROM {SRC}"
+
+    def record_id(self, alias: str = "s.") -> list[str]:
+        if self.id:
+            return [f"{alias}{self.q(self.id)} AS {self.q(self.id)}"]
+        return [f"{alias}pysdc_position AS {POSITION}"]
+
+    def table(self, native, columns, order) -> EngineTable:
+        return EngineTable(native, "duckdb", order, columns)
+
+
+class SparkTable(_Backend):
+    kind = "spark"
+
+    def __init__(self, df, *, id=None):
+        self.native = df
+        self.id = id
+        self.columns = list(df.columns)
+        self.types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+        self.spark = df.sparkSession
+
+    def q(self, name) -> str:
+        return _quote_spark(name)
+
+    def product(self, expr: str) -> str:
+        # Spark SQL has no product aggregate: fold the (small) per-group list
+        return f"aggregate(collect_list({expr}), CAST(1 AS DOUBLE), (acc, v) -> acc * v)"
+
+    def rclass(self, col) -> str:
+        t = self.types[col].lower()
+        if t in ("double", "float") or t.startswith("decimal"):
+            return "numeric"
+        if t in ("tinyint", "smallint", "int", "bigint", "byte", "short", "long", "integer"):
+            return "integer"
+        if t == "boolean":
+            return "logical"
+        if t.startswith(("timestamp", "date")):
+            return "POSIXct"
+        return "character"
+
+    def num(self, col, alias: str = "") -> str:
+        c = alias + self.q(col)
+        cls = self.rclass(col)
+        if cls in ("logical", "character"):
+            return f"TRY_CAST({c} AS DOUBLE)"
+        return f"(CASE WHEN isnan(CAST({c} AS DOUBLE)) THEN NULL ELSE CAST({c} AS DOUBLE) END)"
+
+    def count(self) -> int:
+        return int(self.native.count())
+
+    def _view(self, df) -> str:
+        name = _unique("v")
+        df.createOrReplaceTempView(name)
+        return name
+
+    def query(self, sql: str, res=None, hh=None):
+        sql = sql.replace(SRC, self._view(self.native))
+        if res is not None:
+            sql = sql.replace("pysdc_res", self._view(res))
+        if hh is not None:
+            sql = sql.replace("pysdc_hh", self._view(hh))
+        return self.spark.sql(sql)
+
+    def fetch(self, sql: str, res=None) -> pd.DataFrame:
+        return self.query(sql, res=res).toPandas()
+
+    def combos(self, keys: list, aggs: list[str]):
+        ks = ", ".join(self.q(k) for k in keys)
+        df = self.query(f"SELECT {ks}, {', '.join(aggs)}, row_number() OVER (ORDER BY {ks}) AS pysdc_cid "
+                        f"FROM {SRC} GROUP BY {ks}").cache()
+        pdf = df.toPandas()
+        return pdf, (df, pdf["pysdc_cid"].to_numpy())
+
+    def attach(self, handle, results: dict):
+        df, cid = handle
+        rdf = self.spark.createDataFrame(pd.DataFrame({"pysdc_cid": cid, **results}))
+        return df.join(rdf, "pysdc_cid")
+
+    def row(self, sql: str, res=None) -> tuple:
+        return tuple(self.query(sql, res=res).collect()[0])
+
+    def with_position(self) -> str:
+        return f"SELECT * FROM {SRC}"
+
+    def record_id(self, alias: str = "s.") -> list[str]:
+        if self.id:
+            return [f"{alias}{self.q(self.id)} AS {self.q(self.id)}"]
+        return [f"{alias}{self.q(c)} AS {self.q(c)}" for c in self.columns]
+
+    def table(self, native, columns, order) -> EngineTable:
+        return EngineTable(native, "spark", order, columns)
+
+
+def path_exists_or_pattern(path: str) -> bool:
+    return Path(path).exists() or any(ch in path for ch in "*?[")

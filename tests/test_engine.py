@@ -1,0 +1,296 @@
+"""The DuckDB engine (issue 11) gives the pandas path's numbers: counts exactly, sums to ENGINE_SUMS.
+
+The pandas path is the reference (itself checked against sdcMicro's stored outputs elsewhere); here
+the same stored r_reference inputs, and generated data with missing keys, households and weights,
+go through a DuckDB relation and through ``pysdc.scan`` of Parquet/CSV files, directories and globs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pysdc
+from pysdc._io import read_table
+from pysdc._tolerances import ENGINE_SUMS, tolerance_for
+from pysdc.core.freq import freq_core, series_codes
+from pysdc.core.threshold import global_threshold, global_threshold_grouped
+
+duckdb = pytest.importorskip("duckdb", reason="the DuckDB engine needs duckdb (pip install 'pysdc-measures[duckdb]')")
+pytest.importorskip("pyarrow", reason="the DuckDB engine needs pyarrow")
+
+REF = Path(__file__).resolve().parent.parent / "r_reference" / "inputs"
+HIER = tolerance_for("measure_risk", "hier_risk")
+
+
+def _input(name: str) -> pd.DataFrame:
+    return read_table(REF / f"{name}.csv.gz")
+
+
+def _close(a, b, tol=ENGINE_SUMS, atol=None):
+    np.testing.assert_allclose(np.asarray(b, dtype=float), np.asarray(a, dtype=float), rtol=tol.rtol,
+                               atol=tol.atol if atol is None else atol, equal_nan=True)
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def _generated(n=3000, seed=7) -> pd.DataFrame:
+    """Keys with missing values (numbers, text, categories), weights, households with missing ids."""
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame({
+        "a": rng.integers(0, 5, n).astype(float),
+        "b": rng.integers(0, 4, n),
+        "c": pd.Categorical(rng.choice(["x", "y", "z"], n)),
+        "t": rng.choice(["p", "q"], n).astype(object),
+        "w": rng.uniform(1.0, 80.0, n),
+        "h": np.sort(rng.integers(0, n // 3, n)).astype(float),
+    })
+    df.loc[rng.random(n) < 0.04, "a"] = np.nan
+    df.loc[rng.random(n) < 0.03, "c"] = np.nan
+    df.loc[rng.random(n) < 0.02, "t"] = None
+    df.loc[rng.random(n) < 0.01, "h"] = np.nan
+    df.loc[:4, ["a", "c", "t"]] = np.nan  # some records with every key missing
+    return df
+
+
+# ----------------------------------------------------------------------------- the core on combinations
+
+def test_freq_core_on_a_combination_table_equals_the_records():
+    df = _generated()
+    keys = ["a", "b", "c"]
+    codes, cards = zip(*[series_codes(df[k])[:2] for k in keys])
+    for alpha in (1.0, 0.3):
+        fk, Fk, cnt, inv = freq_core(list(codes), np.array(cards), df["w"].to_numpy(), alpha)
+        g = df.groupby(keys, dropna=False, sort=False, observed=True)
+        table = g.agg(n=("w", "size"), ws=("w", "sum")).reset_index()
+        tc, tcards = zip(*[series_codes(table[k])[:2] for k in keys])
+        fk2, Fk2, cnt2, inv2 = freq_core(list(tc), np.array(tcards), table["ws"].to_numpy(), alpha,
+                                         counts=table["n"].to_numpy())
+        # per record: the record's combination row in the table
+        row = g.ngroup().to_numpy()
+        np.testing.assert_array_equal(fk2[inv2][row], fk[inv])
+        _close(Fk[inv], Fk2[inv2][row])
+        assert cnt2.sum() == len(df) and sorted(cnt2) == sorted(cnt)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_grouped_threshold_walk_equals_the_record_walk(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        m = int(rng.integers(1, 9))
+        r = rng.choice([1.0, 0.5, 0.25, 0.1, 0.05, 1 / 3, 1 / 7], m) if rng.random() < 0.7 else rng.random(m)
+        c = rng.integers(1, 60, m)
+        mgr = float(rng.choice([0.001, 0.01, 0.05, 0.2, 0.5]))
+        expected = global_threshold(np.repeat(r, c), mgr)
+        got = global_threshold_grouped(r, c, mgr, max_len=int(rng.integers(1, 40)))
+        assert (np.isnan(expected) and np.isnan(got)) or expected == got, (r, c, mgr)
+
+
+# ----------------------------------------------------------------------------- risk on the stored inputs
+
+RISK_INPUTS = ["keys2000", "keys2000_na", "keys300_nam", "keys8_na", "keys20_allna", "keys300_w0", "keys300"]
+
+
+@pytest.mark.parametrize("name", RISK_INPUTS)
+def test_measure_risk_on_duckdb_equals_pandas(name):
+    df = _input(name)
+    keys = [k for k in ("k1", "k2", "k3", "k4", "kc") if k in df]
+    for w, hid in ((None, None), ("w", "hid")):
+        ref = _quiet(pysdc.measure_risk, df, keys, w=w, hid=hid)
+        got = _quiet(pysdc.measure_risk, duckdb.from_df(df), keys, w=w, hid=hid)
+        _close(ref.global_risk_er, got.global_risk_er)
+        _close(ref.global_threshold, got.global_threshold, atol=0)
+        ind = got.individual.to_pandas()
+        assert list(ind["position"]) == list(range(len(df)))
+        np.testing.assert_array_equal(ind["fk"], ref.individual["fk"])
+        _close(ref.individual["Fk"], ind["Fk"])
+        _close(ref.individual["risk"], ind["risk"])
+        if hid:
+            _close(ref.hier_risk_er, got.hier_risk_er)
+            _close(ref.individual["hier_risk"], ind["hier_risk"], atol=HIER.atol)
+
+
+@pytest.mark.parametrize("name", RISK_INPUTS)
+def test_freq_calc_indiv_risk_k_anon_on_duckdb_equal_pandas(name):
+    df = _input(name)
+    keys = [k for k in ("k1", "k2", "k3", "k4") if k in df]
+    rel = duckdb.from_df(df)
+    for alpha in (1.0, 0.5):
+        ref = _quiet(pysdc.freq_calc, df, keys, w="w", alpha=alpha)
+        got = _quiet(pysdc.freq_calc, rel, keys, w="w", alpha=alpha)
+        assert (got.n1, got.n2) == (ref.n1, ref.n2)
+        ind = got.individual.to_pandas()
+        np.testing.assert_array_equal(ind["fk"], ref.fk)
+        _close(ref.Fk, ind["Fk"])
+        for method in ("approx", "exact"):
+            r_ref = _quiet(pysdc.indiv_risk, ref, method=method)
+            r_got = _quiet(pysdc.indiv_risk, got, method=method)
+            _close(r_ref.rk, r_got.individual.to_pandas()["rk"])
+    for k in (2, 3, 5):
+        for weighted in (False, True):
+            assert _quiet(pysdc.k_anon_violations, rel, keys, k=k, w="w", weighted=weighted) == \
+                _quiet(pysdc.k_anon_violations, df, keys, k=k, w="w", weighted=weighted)
+
+
+def test_generated_missing_keys_households_weights():
+    df = _generated()
+    keys = ["a", "b", "c", "t"]
+    rel = duckdb.from_df(df)
+    for fast_hier in (True, False):
+        ref = _quiet(pysdc.measure_risk, df, keys, w="w", hid="h", fast_hier=fast_hier)
+        got = _quiet(pysdc.measure_risk, rel, keys, w="w", hid="h", fast_hier=fast_hier)
+        _close(ref.global_risk_er, got.global_risk_er)
+        _close(ref.hier_risk_er, got.hier_risk_er)
+        assert got.global_threshold == ref.global_threshold or (np.isnan(got.global_threshold)
+                                                                and np.isnan(ref.global_threshold))
+        ind = got.individual.to_pandas()
+        np.testing.assert_array_equal(ind["fk"], ref.individual["fk"])
+        _close(ref.individual["hier_risk"], ind["hier_risk"], atol=HIER.atol)
+    for alpha in (1.0, 0.25):
+        ref = _quiet(pysdc.freq_calc, df, ["a", "b", "c"], w="w", alpha=alpha)
+        got = _quiet(pysdc.freq_calc, rel, ["a", "b", "c"], w="w", alpha=alpha)
+        ind = got.individual.to_pandas()
+        np.testing.assert_array_equal(ind["fk"], ref.fk)
+        _close(ref.Fk, ind["Fk"])
+        assert (got.n1, got.n2) == (ref.n1, ref.n2)
+
+
+def test_warnings_and_errors_as_pandas():
+    df = _generated(300)
+    bad = df.assign(w=df["w"].where(df.index != 3))
+    with pytest.raises(pysdc.InvalidParameterError, match="missing"):
+        pysdc.measure_risk(duckdb.from_df(bad), ["a", "b"], w="w")
+    with pytest.raises(pysdc.InvalidParameterError, match="does not have"):
+        pysdc.measure_risk(duckdb.from_df(df), ["a", "nope"])
+    with pytest.warns(pysdc.DegenerateResultWarning, match="below 1"):
+        pysdc.freq_calc(duckdb.from_df(df.assign(w=df["w"] / 100)), ["a", "b"], w="w")
+
+
+# ----------------------------------------------------------------------------- scans of files
+
+def test_scan_directory_glob_and_csv(tmp_path):
+    df = _generated(2000).drop(columns=["c"])
+    d = tmp_path / "parts"
+    d.mkdir()
+    for i, part in enumerate(np.array_split(np.arange(len(df)), 4)):
+        df.iloc[part].to_parquet(d / f"part-{i}.parquet", index=False)
+    df.to_csv(tmp_path / "all.csv", index=False)
+    keys = ["a", "b", "t"]
+    ref = _quiet(pysdc.measure_risk, df, keys, w="w", hid="h")
+    for source in (d, str(d / "part-*.parquet")):
+        got = _quiet(pysdc.measure_risk, pysdc.scan(source), keys, w="w", hid="h")
+        _close(ref.global_risk_er, got.global_risk_er)
+        _close(ref.hier_risk_er, got.hier_risk_er)
+        ind = got.individual.to_pandas()
+        np.testing.assert_array_equal(ind["fk"], ref.individual["fk"])
+    got = _quiet(pysdc.measure_risk, pysdc.scan(tmp_path / "all.csv"), keys, w="w", hid="h")
+    _close(ref.global_risk_er, got.global_risk_er)
+    out = got.individual.to_parquet(tmp_path / "risk.parquet")
+    back = pd.read_parquet(out).sort_values("position")
+    assert list(back.columns) == ["position", "risk", "fk", "Fk", "hier_risk"]
+    _close(ref.individual["hier_risk"], back["hier_risk"], atol=HIER.atol)
+
+
+def test_scan_with_an_id_column(tmp_path):
+    df = _generated(500).assign(pid=lambda d: np.arange(len(d))[::-1] + 1000)
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    got = _quiet(pysdc.measure_risk, pysdc.scan(tmp_path / "d.parquet", id="pid"), ["a", "b"], w="w")
+    ind = got.individual.to_pandas()
+    ref = _quiet(pysdc.measure_risk, df, ["a", "b"], w="w")
+    assert list(ind.columns) == ["pid", "risk", "fk", "Fk"]
+    merged = ind.merge(df[["pid"]].assign(fk_ref=ref.individual["fk"].to_numpy()), on="pid")
+    np.testing.assert_array_equal(merged["fk"], merged["fk_ref"])
+
+
+# ----------------------------------------------------------------------------- information loss
+
+@pytest.mark.parametrize("pair", [("num1000", "num1000__addnoise50"), ("num200_na", "num200_na_m_na"),
+                                  ("num200", "num200__addnoise50"), ("num_zeros", "num_zeros_m")])
+def test_il_measures_on_duckdb_equal_pandas(pair):
+    x, xm = _input(pair[0]), _input(pair[1])
+    con = duckdb.connect()
+    rx, rm = con.from_df(x), con.from_df(xm)
+    for method in ("IL1", "IL1s", "eigen"):
+        ref = _quiet(pysdc.d_utility, x, xm, method=method).value
+        got = _quiet(pysdc.d_utility, rx, rm, method=method).value
+        tol = tolerance_for("d_utility", method)
+        _close(ref, got, atol=max(tol.atol, ENGINE_SUMS.atol))
+    try:
+        ref = _quiet(pysdc.il_correl, x, xm).value
+    except pysdc.InvalidParameterError:
+        with pytest.raises(pysdc.InvalidParameterError):
+            _quiet(pysdc.il_correl, rx, rm)
+    else:
+        _close(ref, _quiet(pysdc.il_correl, rx, rm).value, atol=tolerance_for("il_correl", "value").atol)
+    scales = {c: "numeric" for c in x.columns}
+    ref = _quiet(pysdc.il_variables, x, xm, scales=scales)
+    got = _quiet(pysdc.il_variables, rx, rm, scales=scales)
+    _close(ref.value, got.value)
+    _close(ref.per_variable.to_numpy(), got.per_variable[ref.per_variable.index].to_numpy())
+
+
+def test_il_variables_nominal_and_scans(tmp_path):
+    x, xm = _input("mix300"), _input("mix300_m")
+    cols = ["income", "score", "region", "job"]
+    x[cols].to_parquet(tmp_path / "x.parquet", index=False)
+    xm[cols].to_parquet(tmp_path / "xm.parquet", index=False)
+    ref = _quiet(pysdc.il_variables, x[cols], xm[cols])
+    got = _quiet(pysdc.il_variables, pysdc.scan(tmp_path / "x.parquet"), pysdc.scan(tmp_path / "xm.parquet"))
+    _close(ref.value, got.value)
+
+
+def test_refusals_name_the_reason():
+    df = _generated(200)
+    rel = duckdb.from_df(df[["w", "h"]])
+    with pytest.raises(pysdc.InvalidParameterError, match="robeigen"):
+        pysdc.d_utility(rel, rel, method="robeigen")
+    with pytest.raises(pysdc.InvalidParameterError, match="suda2 does not run"):
+        pysdc.suda2(duckdb.from_df(df), ["a", "b"])
+    with pytest.raises(pysdc.InvalidParameterError, match="same engine"):
+        pysdc.d_utility(rel, df[["w", "h"]])
+
+
+def test_import_pysdc_imports_no_engine():
+    code = ("import sys, pysdc; bad = [m for m in sys.modules if m.split('.')[0] in ('duckdb', 'pyspark')]; "
+            "assert not bad, bad; pysdc.scan; assert 'duckdb' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ----------------------------------------------------------------------------- command line
+
+def test_cli_risk_on_a_directory_with_output(tmp_path):
+    from pysdc.cli import main
+
+    df = _generated(1500).drop(columns=["c", "t"])
+    d = tmp_path / "data"
+    d.mkdir()
+    df.iloc[:700].to_parquet(d / "a.parquet", index=False)
+    df.iloc[700:].to_parquet(d / "b.parquet", index=False)
+    out = tmp_path / "risk.parquet"
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rc = main(["risk", str(d), "--keys", "a,b", "--weight", "w", "--hid", "h", "--output", str(out), "--json"])
+    assert rc == 0
+    report = json.loads(buf.getvalue())
+    ref = _quiet(pysdc.measure_risk, df, ["a", "b"], w="w", hid="h")
+    _close(ref.global_risk_er, report["global"]["expected_reidentifications"])
+    _close(ref.hier_risk_er, report["household"]["expected_reidentifications"])
+    viol = {r["k"]: r["unweighted"] for r in report["k_anonymity"]["violations"]}
+    assert viol[3] == _quiet(pysdc.k_anon_violations, df, ["a", "b"], k=3)
+    back = pd.read_parquet(out).sort_values("position")
+    np.testing.assert_array_equal(back["fk"], ref.individual["fk"])
