@@ -110,12 +110,20 @@ def _task(name: str, dirs: dict, n: int) -> dict:
     elif name == "freq_missing":
         f = pysdc.freq_calc(pysdc.scan(dirs["miss"], memory_limit=DUCK_MEMORY), KEYS, w="w")
         out = {"n1": f.n1, "n2": f.n2}
-    elif name == "il":
-        x = pysdc.scan(dirs["x"], memory_limit=DUCK_MEMORY)
-        xm = pysdc.scan(dirs["xm"], memory_limit=DUCK_MEMORY)
-        out = {m: pysdc.d_utility(x, xm, method=m).value for m in ("IL1", "IL1s", "eigen")}
-        out["il_correl"] = pysdc.il_correl(x, xm).value
-        out["il_variables"] = pysdc.il_variables(x, xm).value
+    elif name == "il":  # pysdc utility --engine duckdb: the five measures in three shared passes
+        import contextlib
+        import io
+
+        from pysdc.cli import main
+
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            rc = main(["utility", str(dirs["x"]), str(dirs["xm"]), "--engine", "duckdb", "--memory-limit",
+                       DUCK_MEMORY, "--json"])
+        report = json.loads(buf.getvalue())
+        out = {"rc": rc, **report["d_utility"], "il_correl": report["il_correl"],
+               "il_variables": report["il_variables"]["value"]}
+        out.pop("robeigen", None)
     elif name == "risk_spark":
         from pyspark.sql import SparkSession
 

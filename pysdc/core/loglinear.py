@@ -75,7 +75,7 @@ def qr_least_squares(a: np.ndarray, b: np.ndarray, tol: float = 1e-7):
     return _qr_solve_augmented(ab, tol)
 
 
-def _qr_solve_augmented(ab: np.ndarray, tol: float):
+def _qr_solve_augmented(ab: np.ndarray, tol: float, sq_norms: np.ndarray | None = None):
     """:func:`qr_least_squares` on ``[a | b]`` given as one Fortran-ordered (m, p + 1) array.
 
     One Householder QR (LAPACK ``geqrf``) of the augmented matrix: the leading p x p block is
@@ -85,7 +85,7 @@ def _qr_solve_augmented(ab: np.ndarray, tol: float):
     """
     m, p1 = ab.shape
     p = p1 - 1
-    orig = np.sqrt(np.einsum("ij,ij->j", ab[:, :p], ab[:, :p]))
+    orig = np.sqrt(np.einsum("ij,ij->j", ab[:, :p], ab[:, :p]) if sq_norms is None else sq_norms)
     orig[orig == 0] = 1.0
     keep = list(range(p))
     moved: list = []
@@ -139,8 +139,10 @@ def poisson_deviance(y: np.ndarray, mu: np.ndarray, pos: np.ndarray | None = Non
     """R's ``sum(poisson()$dev.resids(y, mu, 1))``; ``pos`` (optional) is ``y > 0``."""
     if pos is None:
         pos = y > 0
+    r = np.array(mu, dtype=float)  # y == 0: mu; y > 0: y log(y / mu) - (y - mu), computed on those cells only
+    yp, mp = y[pos], r[pos]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        r = np.where(pos, y * np.log(y / mu) - (y - mu), mu)
+        r[pos] = yp * np.log(yp / mp) - (yp - mp)
     r *= 2.0
     return _rsum(r)
 
@@ -249,11 +251,13 @@ def poisson_glm(x: np.ndarray, y: np.ndarray, offset: np.ndarray | None = None, 
         w = np.sqrt((mu_eta ** 2) / mu)
         np.multiply(xf, w[:, None], out=ab[:, :p])
         np.multiply(z, w, out=ab[:, p])
-        if not np.isfinite(ab).all():
+        # a non-finite entry of [x w | z w] reaches the column norms: checking them spares a pass
+        norms = np.einsum("ij,ij->j", ab, ab)
+        if not np.isfinite(norms).all() and not np.isfinite(ab).all():
             if not np.isfinite(ab[:, :p]).all():
                 raise GlmError("NA/NaN/Inf in 'x'")
             raise GlmError("NA/NaN/Inf in 'y'")
-        cf, rank, piv = _qr_solve_augmented(ab, tol)
+        cf, rank, piv = _qr_solve_augmented(ab, tol, norms[:p])
         if not np.isfinite(cf).all():
             conv = False
             warns.append(f"non-finite coefficients at iteration {it}")

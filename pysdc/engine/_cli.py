@@ -240,6 +240,7 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     import pysdc
 
     from ..cli._common import emit_report
+    from ._loss import utility_engine
 
     progress = _Progress()
     x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")
@@ -258,26 +259,22 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     report = {"format": "pysdc-utility-engine-1", "pysdc_version": pysdc.__version__, "engine": xs.engine,
               "original": {"path": orig_path}, "masked": {"path": masked_path}, "variables": vars_,
               "paired_by": args.id or "position", "d_utility": {}}
+    progress("dUtility IL1, IL1s, eigen, IL_correl and IL_variables (three passes)")
+    res = ws.run("utility", utility_engine, xs, xms, numeric, scales or None)
     if numeric:
-        xn, xmn = _select(x, numeric + ([args.id] if args.id else []), args), _select(
-            xm, numeric + ([args.id] if args.id else []), args)
-        for method in ("IL1", "IL1s", "eigen"):
-            progress(f"d_utility {method}")
-            report["d_utility"][method] = float(ws.run(f"d_utility {method}", pysdc.d_utility, xn, xmn,
-                                                       method=method).value)
+        report["d_utility"] = {m: float(r.value) for m, r in res["d_utility"].items()}
         report["d_utility"]["robeigen"] = None
-        progress("il_correl")
-        try:
-            report["il_correl"] = float(ws.run("il_correl", pysdc.il_correl, xn, xmn).value)
-        except InvalidParameterError as exc:
+        cor = res.get("il_correl")
+        if isinstance(cor, InvalidParameterError):
             report["il_correl"] = None
-            report["il_correl_error"] = str(exc)
-    progress("il_variables")
-    try:
-        res = ws.run("il_variables", pysdc.il_variables, xs, xms, scales=scales or None)
-        report["il_variables"] = {"value": res.value, "per_variable": {k: float(v) for k, v in res.per_variable.items()}}
-    except InvalidParameterError as exc:
-        report["il_variables"] = {"value": None, "error": str(exc)}
+            report["il_correl_error"] = str(cor)
+        else:
+            report["il_correl"] = float(cor.value)
+    iv = res.get("il_variables")
+    if isinstance(iv, InvalidParameterError):
+        report["il_variables"] = {"value": None, "error": str(iv)}
+    elif iv is not None:
+        report["il_variables"] = {"value": iv.value, "per_variable": {k: float(v) for k, v in iv.per_variable.items()}}
     progress("done")
     return emit_report(report, ws, args.json, engine_utility_text, out)
 

@@ -22,7 +22,7 @@ from .._results import DUtilityResult, ILCorrelResult, ILVariablesResult
 from .._validation import same_columns, user_stacklevel
 from ._tables import SRC, DuckTable, SparkTable
 
-__all__ = ["d_utility_engine", "il_correl_engine", "il_variables_engine"]
+__all__ = ["d_utility_engine", "il_correl_engine", "il_variables_engine", "utility_engine"]
 
 _NUMERIC = ("numeric", "integer", "logical")
 
@@ -102,6 +102,49 @@ def _agg(t, exprs: list[str]) -> list:
     return [None if v is None else float(v) for v in t.row(f"SELECT {', '.join(exprs)} FROM {SRC}")]
 
 
+# A measure is written as a plan: a generator that yields the list of aggregate expressions it needs
+# next and receives their values, round after round, and returns its result. Plans run together
+# (:func:`_together`) share each round's one query (an expression two plans need is computed once),
+# so the five utility measures cost three passes over the records instead of one per measure and step.
+
+
+def _run(t, plan):
+    """Run a plan on the table ``t``: one aggregate query per round."""
+    try:
+        exprs = next(plan)
+        while True:
+            exprs = plan.send(_agg(t, exprs))
+    except StopIteration as stop:
+        return stop.value
+
+
+def _together(plans, *, catch=()):
+    """A plan running ``plans`` in lockstep; returns their results in order (with ``catch``: an exception
+    of those types raised by one plan becomes its result, and the others go on)."""
+    plans = list(plans)
+    out: list = [None] * len(plans)
+    want: dict = {}
+
+    def step(i, vals):
+        try:
+            want[i] = plans[i].send(vals)
+        except StopIteration as stop:
+            out[i] = stop.value
+            want.pop(i, None)
+        except catch as exc:  # noqa: B030 - a tuple of exception types
+            out[i] = exc
+            want.pop(i, None)
+
+    for i in range(len(plans)):
+        step(i, None)
+    while want:
+        exprs = list(dict.fromkeys(e for ex in want.values() for e in ex))
+        vals = dict(zip(exprs, (yield exprs)))
+        for i, ex in list(want.items()):
+            step(i, [vals[e] for e in ex])
+    return out
+
+
 def _fnum(v) -> float:
     return float("nan") if v is None else float(v)
 
@@ -120,7 +163,8 @@ def _refuse_non_numeric(name: str, t, cols) -> None:
         )
 
 
-def d_utility_engine(x, xm, method, average, random_state) -> DUtilityResult:
+def _d_utility_checks(x, xm, method, average, random_state) -> tuple[list, bool]:
+    """Validate a d_utility call on an engine; returns x's variables and whether eigen is NaN up front."""
     if method == "robeigen":
         raise InvalidParameterError(
             "d_utility(method='robeigen') does not run on an engine: the MCD draws random subsets of the records "
@@ -142,7 +186,6 @@ def d_utility_engine(x, xm, method, average, random_state) -> DUtilityResult:
     same_columns(pd.DataFrame(columns=cols_x), pd.DataFrame(columns=cols_m))  # refuses different variables
     if not cols_x:
         raise InvalidParameterError("x has no columns; pass at least one numeric variable.")
-    p = len(cols_x)
     if method == "eigen":
         non_numeric = sorted({str(c) for t in (x, xm) for c in cols_x if t.rclass(c) not in _NUMERIC})
         if non_numeric:
@@ -151,46 +194,57 @@ def d_utility_engine(x, xm, method, average, random_state) -> DUtilityResult:
                 "cannot be standardised; sdcMicro returns NA here. Select the continuous variables.",
                 DegenerateResultWarning, stacklevel=user_stacklevel(),
             )
-            return DUtilityResult(value=float("nan"), method=method, n=x.count(), n_vars=p, average=average)
+            return cols_x, True
     else:
         _refuse_non_numeric("x", x, cols_x)
         _refuse_non_numeric("xm", xm, cols_x)
+    return cols_x, False
+
+
+def d_utility_engine(x, xm, method, average, random_state) -> DUtilityResult:
+    cols_x, nan_eigen = _d_utility_checks(x, xm, method, average, random_state)
+    p = len(cols_x)
+    if nan_eigen:
+        return DUtilityResult(value=float("nan"), method=method, n=x.count(), n_vars=p, average=average)
     t = _paired(x, xm, cols_x, cols_x)
-    fs = t.fsum()
-    n = int(_agg(t, ["count(*)"])[0])
+    js = list(range(p))
+    return _run(t, _d_utility_plan(t.fsum(), js, method, average, cols_x))
+
+
+def _d_utility_plan(fs, js, method, average, cols):
+    """dUtility(method) over the paired columns x{j}, m{j} for j in ``js``."""
+    p = len(js)
     if method in ("IL1", "IL1s"):
-        value = _il1(t, fs, p, n, method, average, cols_x)
+        n, value = yield from _il1(fs, js, method, average, cols)
     else:
-        value = _eigen(t, fs, p, n)
+        n, value = yield from _eigen(fs, js)
     return DUtilityResult(value=value, method=method, n=n, n_vars=p, average=average)
 
 
-def _il1(t, fs, p, n, method, average, cols) -> float:
+def _il1(fs, js, method, average, cols):
     from ..loss._sdcmicro import _degenerate
 
-    if n == 0:
-        warnings.warn(
-            f"d_utility(method={method!r}) is 0, as in sdcMicro (the sum over no cells), because x and xm have no "
-            "records: it does not mean that nothing was lost. Check the input.",
-            DegenerateResultWarning, stacklevel=user_stacklevel(),
-        )
-        return 0.0
+    p = len(js)
     inf = _lit(float("inf"))
     total = 0.0
     if method == "IL1":
         # 100 * |x - xm| / |x|; Inf (x == 0), NaN and NA cells dropped
-        exprs = []
-        for j in range(p):
+        exprs = ["count(*)"]
+        for j in js:
             # nullif: x == 0 (Inf in R, dropped) without a division by zero (an error in ANSI Spark)
             v = f"(CAST('100.0' AS DOUBLE) * abs(x{j} - m{j}) / abs(nullif(x{j}, CAST('0' AS DOUBLE))))"
             exprs.append(f"{fs}(CASE WHEN NOT isnan({v}) AND abs({v}) <> {inf} THEN {v} END)")
-        for s in _agg(t, exprs):
+        got = yield exprs
+        n = int(got[0])
+        for s in got[1:]:
             total += 0.0 if s is None else s
     else:
-        first = _agg(t, [e for j in range(p) for e in (f"count(x{j})", f"{fs}(x{j})")])
+        first = yield ["count(*)"] + [e for j in js for e in (f"count(x{j})", f"{fs}(x{j})")]
+        n = int(first[0])
+        first = first[1:]
         k = np.array(first[0::2])
         few = k < 2
-        if few.any():
+        if few.any() and n:
             warnings.warn(
                 f"d_utility(method='IL1s'): column(s) {[str(c) for c, f in zip(cols, few) if f][:5]} of x have fewer "
                 "than two non-missing values, so their standard deviation is undefined (R's sd is NA) and every "
@@ -200,39 +254,58 @@ def _il1(t, fs, p, n, method, average, cols) -> float:
             )
         means = [(_fnum(s) / kk if kk else float("nan")) for s, kk in zip(first[1::2], k)]
         exprs = []
-        for j in range(p):
-            exprs += [f"{fs}((x{j} - {_lit(means[j])}) * (x{j} - {_lit(means[j])}))",
+        for j, mean in zip(js, means):
+            exprs += [f"{fs}((x{j} - {_lit(mean)}) * (x{j} - {_lit(mean)}))",
                       f"{fs}(abs(x{j} - m{j}))", f"max(abs(x{j} - m{j}))"]
-        second = _agg(t, exprs)
-        for j in range(p):
-            if k[j] < 2:
+        second = (yield exprs) if n else [None] * len(exprs)
+        for q in range(p):
+            if k[q] < 2:
                 continue
-            ss, dsum, dmax = second[3 * j: 3 * j + 3]
-            sd = math.sqrt(_fnum(ss) / (k[j] - 1))
+            ss, dsum, dmax = second[3 * q: 3 * q + 3]
+            sd = math.sqrt(_fnum(ss) / (k[q] - 1))
             dsum = 0.0 if dsum is None else dsum
             if sd == 0.0:
                 total += float("inf") if (dmax is not None and dmax > 0) else 0.0
             else:
                 total += dsum / (sd * math.sqrt(2.0))
+    if n == 0:
+        warnings.warn(
+            f"d_utility(method={method!r}) is 0, as in sdcMicro (the sum over no cells), because x and xm have no "
+            "records: it does not mean that nothing was lost. Check the input.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+        return n, 0.0
     if average:
         total = total / (n * p) if n * p else float("nan")
-    return _degenerate(total, f"d_utility(method={method!r})")
+    return n, _degenerate(total, f"d_utility(method={method!r})")
 
 
-def _pairwise_cov_of_scaled(t, fs, names: list[str]) -> np.ndarray:
-    """R's ``var(scale(X), use = "pairwise.complete.obs")`` of the columns ``names``, in three passes."""
+def _pairwise_cov_of_scaled(fs, names: list[str]):
+    """R's ``var(scale(X), use = "pairwise.complete.obs")`` of the columns ``names``, in three rounds
+    (a plan; returns the matrix and the number of records). Columns without a missing value need no
+    pairwise condition: their expressions are plain sums, shared between the pairs."""
     p = len(names)
-    first = _agg(t, [e for c in names for e in (f"count({c})", f"{fs}({c})")])
+    first = yield ["count(*)"] + [e for c in names for e in (f"count({c})", f"{fs}({c})")]
+    n = int(first[0])
+    first = first[1:]
     k = np.array(first[0::2])
+    if n < 2:
+        return np.full((p, p), np.nan), n
+    full = k == n
     means = [(_fnum(s) / kk if kk else float("nan")) for s, kk in zip(first[1::2], k)]
     pairs = [(i, j) for i in range(p) for j in range(i, p)]
+
+    def within(i, j, expr):  # expr over the records where both names[i] and names[j] are present
+        if full[i] and full[j]:
+            return expr
+        return f"CASE WHEN {names[i]} IS NOT NULL AND {names[j]} IS NOT NULL THEN {expr} END"
+
     exprs = [f"{fs}(({c} - {_lit(m)}) * ({c} - {_lit(m)}))" for c, m in zip(names, means)]
     for i, j in pairs:
-        both = f"{names[i]} IS NOT NULL AND {names[j]} IS NOT NULL"
-        exprs += [f"sum(CASE WHEN {both} THEN 1 ELSE 0 END)",
-                  f"{fs}(CASE WHEN {both} THEN {names[i]} - {_lit(means[i])} END)",
-                  f"{fs}(CASE WHEN {both} THEN {names[j]} - {_lit(means[j])} END)"]
-    second = _agg(t, exprs)
+        exprs += ["count(*)" if full[i] and full[j] else f"sum({within(i, j, '1')})",
+                  f"{fs}({within(i, j, f'{names[i]} - {_lit(means[i])}')})",
+                  f"{fs}({within(i, j, f'{names[j]} - {_lit(means[j])}')})"]
+    second = yield exprs
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.array([math.sqrt(_fnum(s) / (kk - 1)) if kk >= 2 else float("nan") for s, kk in zip(second[:p], k)])
     out = np.full((p, p), np.nan)
@@ -247,29 +320,27 @@ def _pairwise_cov_of_scaled(t, fs, names: list[str]) -> np.ndarray:
         aj = (_fnum(sj) / sd[j]) / kij
         zi = f"(({names[i]} - {_lit(means[i])}) / {_lit(sd[i])} - {_lit(ai)})"
         zj = f"(({names[j]} - {_lit(means[j])}) / {_lit(sd[j])} - {_lit(aj)})"
-        exprs.append(f"{fs}(CASE WHEN {names[i]} IS NOT NULL AND {names[j]} IS NOT NULL THEN {zi} * {zj} END)")
+        exprs.append(f"{fs}({within(i, j, f'{zi} * {zj}')})")
         keep.append((i, j, kij))
-    for (i, j, kij), s in zip(keep, _agg(t, exprs)):
+    third = (yield exprs) if exprs else []
+    for (i, j, kij), s in zip(keep, third):
         out[i, j] = out[j, i] = _fnum(s) / (kij - 1)
-    return out
+    return out, n
 
 
-def _eigen(t, fs, p, n) -> float:
+def _eigen(fs, js):
     from ..loss._sdcmicro import _eigen_result, _eigenvalues
 
-    if n < 2:
-        S1 = S2 = np.full((p, p), np.nan)
-    else:
-        S1 = _pairwise_cov_of_scaled(t, fs, [f"x{j}" for j in range(p)])
-        S2 = _pairwise_cov_of_scaled(t, fs, [f"m{j}" for j in range(p)])
+    (S1, n), (S2, _) = yield from _together([_pairwise_cov_of_scaled(fs, [f"x{j}" for j in js]),
+                                             _pairwise_cov_of_scaled(fs, [f"m{j}" for j in js])])
     if not (np.isfinite(S1).all() and np.isfinite(S2).all()):
         warnings.warn(
             "d_utility(method='eigen') is NaN: a covariance of the standardised data could not be computed (a "
             "constant or infinite column, or fewer than two complete pairs of records); sdcMicro returns NA here.",
             DegenerateResultWarning, stacklevel=user_stacklevel(),
         )
-        return float("nan")
-    return _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
+        return n, float("nan")
+    return n, _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
 
 
 # =============================================================================
@@ -277,10 +348,22 @@ def _eigen(t, fs, p, n) -> float:
 
 
 def il_correl_engine(x, xm, normalization) -> ILCorrelResult:
-    from ..loss._sdcmicro import _cor_from_cov, _r_solve_inverse
+    return _correl_unpaired(x, xm, _correl_variables(x, xm), normalization)
 
+
+def _correl_unpaired(x, xm, variables, normalization) -> ILCorrelResult:
+    diags, counts = [], []
+    for t, which in ((x, "x"), (xm, "xm")):
+        d, n_rec = _run(t, _correl_side(t.fsum(), [t.num(v) for v in variables], variables, which))
+        diags.append(d)
+        counts.append(n_rec)
+    return _correl_result(diags, counts, variables, normalization)
+
+
+def _correl_variables(x, xm, among=None) -> list:
+    """IL_correl's variables: the common ones (of ``among``, if given) numeric in both, sorted; validated."""
     xm_cols = set(xm.columns)
-    common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id)]
+    common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id) and (among is None or c in among)]
     if not common:
         raise InvalidParameterError(
             "x and xm have no column name in common; il_correl compares the variables the two share. "
@@ -299,37 +382,46 @@ def il_correl_engine(x, xm, normalization) -> ILCorrelResult:
             "il_correl needs at least one common variable that is numeric (float or integer); "
             f"common columns: {common[:10]}. sdcMicro's IL_correl fails here too."
         )
-    variables = sorted(num_x, key=str)
-    diags, counts = [], []
-    for t, which in ((x, "x"), (xm, "xm")):
-        fs = t.fsum()
-        cols = [t.num(v) for v in variables]
-        complete = " AND ".join(f"{c} IS NOT NULL" for c in cols)
-        first = _agg(t, ["count(*)", f"sum(CASE WHEN {complete} THEN 1 ELSE 0 END)"]
-                     + [f"{fs}(CASE WHEN {complete} THEN {c} END)" for c in cols])
-        n_rec, k = int(first[0]), int(first[1])
-        counts.append(n_rec)
-        if k == 0:
-            raise InvalidParameterError(
-                f"{which} has no record that is complete in the variables {variables[:10]}; sdcMicro's IL_correl "
-                "fails here too (no complete element pairs)."
-            )
-        p = len(variables)
-        if k < 2:
-            C = np.full((p, p), np.nan)
-        else:
-            means = [_fnum(s) / k for s in first[2:]]
-            pairs = [(i, j) for i in range(p) for j in range(i, p)]
-            exprs = [f"{fs}(CASE WHEN {complete} THEN ({cols[i]} - {_lit(means[i])}) * ({cols[j]} - {_lit(means[j])}) "
-                     "END)" for i, j in pairs]
-            S = np.empty((p, p))
-            for (i, j), s in zip(pairs, _agg(t, exprs)):
-                S[i, j] = S[j, i] = _fnum(s) / (k - 1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                C = np.clip(_cor_from_cov(S), -1.0, 1.0)
-        cause = "" if np.isfinite(C).all() else "a constant or infinite variable, or too few complete records"
-        d = np.diag(_r_solve_inverse(C, which, cause))
-        diags.append(d / np.sqrt(d @ d))
+    return sorted(num_x, key=str)
+
+
+def _correl_side(fs, cols: list[str], variables: list, which: str):
+    """One side of IL_correl (a plan): the normalised diagonal of the inverse correlation matrix of the
+    complete records, and the number of records."""
+    from ..loss._sdcmicro import _cor_from_cov, _r_solve_inverse
+
+    p = len(cols)
+    complete = " AND ".join(f"{c} IS NOT NULL" for c in cols)
+    first = yield (["count(*)", f"sum(CASE WHEN {complete} THEN 1 ELSE 0 END)"]
+                   + [f"{fs}(CASE WHEN {complete} THEN {c} END)" for c in cols])
+    n_rec, k = int(first[0]), int(first[1])
+    if k == 0:
+        raise InvalidParameterError(
+            f"{which} has no record that is complete in the variables {variables[:10]}; sdcMicro's IL_correl "
+            "fails here too (no complete element pairs)."
+        )
+    if k < 2:
+        C = np.full((p, p), np.nan)
+    else:
+        means = [_fnum(s) / k for s in first[2:]]
+        pairs = [(i, j) for i in range(p) for j in range(i, p)]
+
+        def within(expr):
+            return expr if k == n_rec else f"CASE WHEN {complete} THEN {expr} END"
+
+        exprs = [f"{fs}({within(f'({cols[i]} - {_lit(means[i])}) * ({cols[j]} - {_lit(means[j])})')})"
+                 for i, j in pairs]
+        S = np.empty((p, p))
+        for (i, j), s in zip(pairs, (yield exprs)):
+            S[i, j] = S[j, i] = _fnum(s) / (k - 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            C = np.clip(_cor_from_cov(S), -1.0, 1.0)
+    cause = "" if np.isfinite(C).all() else "a constant or infinite variable, or too few complete records"
+    d = np.diag(_r_solve_inverse(C, which, cause))
+    return d / np.sqrt(d @ d), n_rec
+
+
+def _correl_result(diags, counts, variables, normalization) -> ILCorrelResult:
     a, b = diags
     factor = 1.0 / np.sqrt(2.0) if normalization == "sdcmicro" else 0.5
     value = float(factor * np.sqrt(np.sum((a - b) ** 2)))
@@ -341,6 +433,14 @@ def il_correl_engine(x, xm, normalization) -> ILCorrelResult:
 
 
 def il_variables_engine(x, xm, scales) -> ILVariablesResult:
+    common, kinds = _il_variables_kinds(x, xm, scales)
+    raw = [k == "nominal" for k in kinds]
+    t = _paired(x, xm, common, common, raw=raw)
+    return _run(t, _il_variables_plan(t.fsum(), x, xm, common, kinds, list(range(len(common)))))
+
+
+def _il_variables_kinds(x, xm, scales) -> tuple[list, list]:
+    """IL_variables' common columns and their scales (numeric or nominal), validated."""
     xm_cols = set(xm.columns)
     common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id)]
     if not common:
@@ -381,15 +481,19 @@ def il_variables_engine(x, xm, scales) -> ILVariablesResult:
         if kind == "numeric" and not (x.is_numeric(c) and xm.is_numeric(c)):
             raise InvalidParameterError(f"column {c!r} was declared numeric but its values are not numbers.")
         kinds.append(kind)
-    raw = [k == "nominal" for k in kinds]
-    t = _paired(x, xm, common, common, raw=raw)
-    fs = t.fsum()
-    n = int(_agg(t, ["count(*)"])[0])
-    # pass 1: ranges of the numeric variables (the cost of a value missing on one side)
-    first = _agg(t, [e for j, k in enumerate(kinds) if k == "numeric"
-                     for e in (f"min(x{j})", f"max(x{j})", f"min(m{j})", f"max(m{j})")])
+    return common, kinds
+
+
+def _il_variables_plan(fs, x, xm, common, kinds, js):
+    """IL_variables over the paired columns x{j}, m{j} (j in ``js``, one per name in ``common``)."""
+    # round 1: the number of records and the ranges of the numeric variables (the cost of a value
+    # missing on one side)
+    first = yield ["count(*)"] + [e for j, k in zip(js, kinds) if k == "numeric"
+                                  for e in (f"min(x{j})", f"max(x{j})", f"min(m{j})", f"max(m{j})")]
+    n = int(first[0])
+    first = first[1:]
     exprs, pos = [], 0
-    for j, k in enumerate(kinds):
+    for c, j, k in zip(common, js, kinds):
         a, b = f"x{j}", f"m{j}"
         if k == "numeric":
             lo_a, hi_a, lo_b, hi_b = first[4 * pos: 4 * pos + 4]
@@ -400,11 +504,11 @@ def il_variables_engine(x, xm, scales) -> ILVariablesResult:
             exprs.append(f"{fs}(atan(CASE WHEN {a} IS NULL AND {b} IS NULL THEN {_lit(0.0)} "
                          f"WHEN {a} IS NULL OR {b} IS NULL THEN {_lit(one)} ELSE abs({a} - {b}) END))")
         else:
-            na_a = _missing(x, common[j], a)
-            na_b = _missing(xm, common[j], b)
+            na_a = _missing(x, c, a)
+            na_b = _missing(xm, c, b)
             exprs.append(f"sum(CASE WHEN {na_a} AND {na_b} THEN 0 WHEN {na_a} OR {na_b} THEN 1 "
                          f"WHEN {a} = {b} THEN 0 ELSE 1 END)")
-    sums = _agg(t, exprs)
+    sums = yield exprs
     contributions, total = {}, 0.0
     for c, k, s in zip(common, kinds, sums):
         s = 0.0 if s is None else s
@@ -425,3 +529,76 @@ def _missing(t, col, name) -> str:
     if t.rclass(col) == "numeric":
         return f"({name} IS NULL OR isnan(CAST({name} AS DOUBLE)))"
     return f"{name} IS NULL"
+
+
+# =============================================================================
+# all of them together (pysdc utility --engine)
+
+
+def utility_engine(x, xm, numeric: list, scales: dict | None = None,
+                   methods: tuple = ("IL1", "IL1s", "eigen")) -> dict:
+    """dUtility (``methods``) and IL_correl of the ``numeric`` variables and IL_variables of all of them, on
+    an engine: their plans run together, three passes over the paired records in all.
+
+    ``x``, ``xm``: engine tables (or scans) with the same variables (and both or neither an id). Returns
+    ``{"d_utility": {method: DUtilityResult}, "il_correl": ILCorrelResult, "il_variables": ILVariablesResult}``
+    where a measure that refuses the data holds its :class:`InvalidParameterError` instead. The numbers
+    are those of the separate calls (the same expressions; only the passes are shared).
+    """
+    from ._tables import as_table
+
+    x, xm = as_table(x), as_table(xm)
+    out: dict = {"d_utility": {}}
+    try:
+        common, kinds = _il_variables_kinds(x, xm, scales or {})
+    except InvalidParameterError as exc:
+        common, kinds, out["il_variables"] = None, None, exc
+    cols = list(common) if common is not None else []
+    raw = [k == "nominal" for k in kinds] if kinds is not None else []
+    num_j = []
+    for c in numeric:  # the numeric variables as doubles (again, if IL_variables takes one as nominal)
+        if c in cols and not raw[cols.index(c)]:
+            num_j.append(cols.index(c))
+        else:
+            cols.append(c)
+            raw.append(False)
+            num_j.append(len(cols) - 1)
+    if not cols:
+        return out
+    t = _paired(x, xm, cols, cols, raw=raw)
+    fs = t.fsum()
+    plans, names = [], []
+    if numeric:
+        for m in methods:
+            plans.append(_d_utility_plan(fs, num_j, m, False, list(numeric)))
+            names.append(("d_utility", m))
+        correl = None
+        try:
+            correl = _correl_variables(x, xm, among=set(numeric))
+        except InvalidParameterError as exc:
+            out["il_correl"] = exc
+        if correl is not None:
+            if x.id is None:  # paired by position: IL_correl's two sides are the paired columns
+                js = [num_j[list(numeric).index(v)] for v in correl]
+                plans.append(_correl_plan(fs, js, correl))
+                names.append(("il_correl", None))
+            else:  # by id: each side over its own records, as il_correl does
+                try:
+                    out["il_correl"] = _correl_unpaired(x, xm, correl, "sdcmicro")
+                except InvalidParameterError as exc:
+                    out["il_correl"] = exc
+    if kinds is not None:
+        plans.append(_il_variables_plan(fs, x, xm, common, kinds, list(range(len(common)))))
+        names.append(("il_variables", None))
+    for (what, m), res in zip(names, _run(t, _together(plans, catch=(InvalidParameterError,)))):
+        if what == "d_utility":
+            out["d_utility"][m] = res
+        else:
+            out[what] = res
+    return out
+
+
+def _correl_plan(fs, js, variables, normalization="sdcmicro"):
+    sides = yield from _together([_correl_side(fs, [f"x{j}" for j in js], variables, "x"),
+                                  _correl_side(fs, [f"m{j}" for j in js], variables, "xm")])
+    return _correl_result([d for d, _ in sides], [n for _, n in sides], variables, normalization)

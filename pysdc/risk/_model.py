@@ -198,6 +198,8 @@ def _raw_key(s: pd.Series):
         # plain integers without NA: codes straight from the values' range (already in R's order)
         v = s.to_numpy()
         lo, hi = int(v.min()), int(v.max())
+        if hi - lo < 4096:  # a short range: every value in it (unobserved ones drop out with the grid's margins)
+            return cls, (v - lo).astype(np.intp, copy=False), list(range(lo, hi + 1)), list(range(hi - lo + 1))
         if hi - lo < max(4 * len(v), 1 << 16):
             off = (v - lo).astype(np.intp, copy=False)
             present = np.bincount(off, minlength=hi - lo + 1) > 0
