@@ -48,12 +48,12 @@ def _label(n: int) -> str:
     return f"1e{e}" if n == 10 ** e else str(n)
 
 
-def generate(root: Path, n: int) -> dict:
-    """The Parquet directories for ``n`` records (made once; reused when present)."""
+def generate(root: Path, n: int, names=("risk", "miss", "x", "xm")) -> dict:
+    """The Parquet directories ``names`` for ``n`` records (made once; reused when present)."""
     import duckdb
 
     base = root / _label(n)
-    dirs = {name: base / name for name in ("risk", "miss", "x", "xm")}
+    dirs = {name: base / name for name in names}
     if all((d / f"part-{FILES - 1:03d}.parquet").exists() for d in dirs.values()):
         return dirs
     con = duckdb.connect(config={"memory_limit": DUCK_MEMORY, "threads": 2})
@@ -74,6 +74,8 @@ def generate(root: Path, n: int) -> dict:
     }
     step = -(-n // FILES)
     for name, sel in selects.items():
+        if name not in dirs or (dirs[name] / f"part-{FILES - 1:03d}.parquet").exists():
+            continue
         d = dirs[name]
         d.mkdir(parents=True, exist_ok=True)
         for f in range(FILES):
@@ -230,6 +232,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="1e6,1e7,1e8")
     ap.add_argument("--tasks", default="risk,risk_output,freq_missing,il")
     ap.add_argument("--spark", default="", help="sizes at which to run measure_risk on Spark local mode")
+    ap.add_argument("--risk-only", default="", help="sizes at which only `pysdc risk` runs (and only its data is "
+                    "generated: ~6.5 GB of Parquet at 1e9)")
     ap.add_argument("--data", default="/work/scale_data")
     ap.add_argument("--write", help="replace the scale section of this Markdown file (e.g. benchmarks/RESULTS.md)")
     ap.add_argument("--json", help="also write the raw results here")
@@ -238,11 +242,14 @@ def main(argv=None) -> int:
     rows = []
     sizes = [_n(s) for s in args.sizes.split(",") if s]
     spark_sizes = {_n(s) for s in args.spark.split(",") if s}
-    for n in sorted(set(sizes) | spark_sizes):
+    risk_only = {_n(s) for s in args.risk_only.split(",") if s}
+    for n in sorted(set(sizes) | spark_sizes | risk_only):
         t0 = time.perf_counter()
-        dirs = generate(root, n)
+        dirs = generate(root, n, ("risk",) if n in risk_only - set(sizes) - spark_sizes else ("risk", "miss", "x", "xm"))
         print(f"data {_label(n)} ready ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
         tasks = [t for t in args.tasks.split(",") if t] if n in sizes else []
+        if n in risk_only and n not in sizes:
+            tasks = ["risk"]
         if n in spark_sizes:
             tasks += ["risk_duck_api", "risk_spark"]
         for task in tasks:

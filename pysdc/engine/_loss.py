@@ -221,9 +221,38 @@ def _d_utility_plan(fs, js, method, average, cols):
     return DUtilityResult(value=value, method=method, n=n, n_vars=p, average=average)
 
 
-def _il1(fs, js, method, average, cols):
-    from ..loss._sdcmicro import _degenerate
+def _counts_means(first: list) -> tuple[np.ndarray, list]:
+    """Counts and means from a round's alternating ``count(c)``, ``sum(c)`` values."""
+    k = np.array(first[0::2])
+    return k, [(_fnum(s) / kk if kk else float("nan")) for s, kk in zip(first[1::2], k)]
 
+
+def _il1s_total(k, ss, dsum, dmax, cols, n) -> float:
+    """IL1s: sum over variables of sum|x - xm| / (sd(x) sqrt 2) from x's counts ``k``, centred sums of squares
+    ``ss`` and the paired sums and maxima of |x - xm|."""
+    few = k < 2
+    if few.any() and n:
+        warnings.warn(
+            f"d_utility(method='IL1s'): column(s) {[str(c) for c, f in zip(cols, few) if f][:5]} of x have fewer "
+            "than two non-missing values, so their standard deviation is undefined (R's sd is NA) and every "
+            "cell of them is dropped: they add 0 to the sum however much they changed. sdcMicro returns the "
+            "same number. Use method='IL1' or more records.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+    total = 0.0
+    for q in range(len(k)):
+        if k[q] < 2:
+            continue
+        sd = math.sqrt(_fnum(ss[q]) / (k[q] - 1))
+        d = 0.0 if dsum[q] is None else dsum[q]
+        if sd == 0.0:
+            total += float("inf") if (dmax[q] is not None and dmax[q] > 0) else 0.0
+        else:
+            total += d / (sd * math.sqrt(2.0))
+    return total
+
+
+def _il1(fs, js, method, average, cols):
     p = len(js)
     inf = _lit(float("inf"))
     total = 0.0
@@ -241,43 +270,29 @@ def _il1(fs, js, method, average, cols):
     else:
         first = yield ["count(*)"] + [e for j in js for e in (f"count(x{j})", f"{fs}(x{j})")]
         n = int(first[0])
-        first = first[1:]
-        k = np.array(first[0::2])
-        few = k < 2
-        if few.any() and n:
-            warnings.warn(
-                f"d_utility(method='IL1s'): column(s) {[str(c) for c, f in zip(cols, few) if f][:5]} of x have fewer "
-                "than two non-missing values, so their standard deviation is undefined (R's sd is NA) and every "
-                "cell of them is dropped: they add 0 to the sum however much they changed. sdcMicro returns the "
-                "same number. Use method='IL1' or more records.",
-                DegenerateResultWarning, stacklevel=user_stacklevel(),
-            )
-        means = [(_fnum(s) / kk if kk else float("nan")) for s, kk in zip(first[1::2], k)]
+        k, means = _counts_means(first[1:])
         exprs = []
         for j, mean in zip(js, means):
             exprs += [f"{fs}((x{j} - {_lit(mean)}) * (x{j} - {_lit(mean)}))",
                       f"{fs}(abs(x{j} - m{j}))", f"max(abs(x{j} - m{j}))"]
         second = (yield exprs) if n else [None] * len(exprs)
-        for q in range(p):
-            if k[q] < 2:
-                continue
-            ss, dsum, dmax = second[3 * q: 3 * q + 3]
-            sd = math.sqrt(_fnum(ss) / (k[q] - 1))
-            dsum = 0.0 if dsum is None else dsum
-            if sd == 0.0:
-                total += float("inf") if (dmax is not None and dmax > 0) else 0.0
-            else:
-                total += dsum / (sd * math.sqrt(2.0))
+        total = _il1s_total(k, second[0::3], second[1::3], second[2::3], cols, n)
+    return n, _il1_value(total, n, p, method, average)
+
+
+def _il1_value(total: float, n: int, p: int, method: str, average: bool) -> float:
+    from ..loss._sdcmicro import _degenerate
+
     if n == 0:
         warnings.warn(
             f"d_utility(method={method!r}) is 0, as in sdcMicro (the sum over no cells), because x and xm have no "
             "records: it does not mean that nothing was lost. Check the input.",
             DegenerateResultWarning, stacklevel=user_stacklevel(),
         )
-        return n, 0.0
+        return 0.0
     if average:
         total = total / (n * p) if n * p else float("nan")
-    return n, _degenerate(total, f"d_utility(method={method!r})")
+    return _degenerate(total, f"d_utility(method={method!r})")
 
 
 def _pairwise_cov_of_scaled(fs, names: list[str]):
@@ -300,24 +315,35 @@ def _pairwise_cov_of_scaled(fs, names: list[str]):
             return expr
         return f"CASE WHEN {names[i]} IS NOT NULL AND {names[j]} IS NOT NULL THEN {expr} END"
 
-    exprs = [f"{fs}(({c} - {_lit(m)}) * ({c} - {_lit(m)}))" for c, m in zip(names, means)]
+    def centred(i):
+        return f"({names[i]} - {_lit(means[i])})"
+
+    exprs = [f"{fs}({centred(i)} * {centred(i)})" for i in range(p)]
     for i, j in pairs:
         exprs += ["count(*)" if full[i] and full[j] else f"sum({within(i, j, '1')})",
-                  f"{fs}({within(i, j, f'{names[i]} - {_lit(means[i])}')})",
-                  f"{fs}({within(i, j, f'{names[j]} - {_lit(means[j])}')})"]
+                  f"{fs}({within(i, j, centred(i))})", f"{fs}({within(i, j, centred(j))})"]
+    # two columns without a missing value: their centred cross-product now, not in a third pass (below)
+    exprs += [f"{fs}({centred(i)} * {centred(j)})" for i, j in pairs if full[i] and full[j]]
     second = yield exprs
     with np.errstate(invalid="ignore", divide="ignore"):
         sd = np.array([math.sqrt(_fnum(s) / (kk - 1)) if kk >= 2 else float("nan") for s, kk in zip(second[:p], k)])
     out = np.full((p, p), np.nan)
     exprs, keep = [], []
+    cross = iter(second[p + 3 * len(pairs):])
     for q, (i, j) in enumerate(pairs):
         kij, si, sj = second[p + 3 * q: p + 3 * q + 3]
         kij = int(kij or 0)
+        sij = next(cross) if full[i] and full[j] else None
         if kij < 2 or not (np.isfinite(sd[i]) and np.isfinite(sd[j])) or sd[i] == 0 or sd[j] == 0:
             continue
         # z = (x - mean) / sd; the pair's means of z over the records where both are present
         ai = (_fnum(si) / sd[i]) / kij
         aj = (_fnum(sj) / sd[j]) / kij
+        if sij is not None:
+            # all records: z is centred on the same means, so ai and aj are rounding (sum(x - mean) / n)
+            # and sum((zi - ai)(zj - aj)) = sum(zi zj) - k ai aj without cancellation
+            out[i, j] = out[j, i] = (_fnum(sij) / (sd[i] * sd[j]) - kij * ai * aj) / (kij - 1)
+            continue
         zi = f"(({names[i]} - {_lit(means[i])}) / {_lit(sd[i])} - {_lit(ai)})"
         zj = f"(({names[j]} - {_lit(means[j])}) / {_lit(sd[j])} - {_lit(aj)})"
         exprs.append(f"{fs}({within(i, j, f'{zi} * {zj}')})")
@@ -329,18 +355,24 @@ def _pairwise_cov_of_scaled(fs, names: list[str]):
 
 
 def _eigen(fs, js):
-    from ..loss._sdcmicro import _eigen_result, _eigenvalues
-
     (S1, n), (S2, _) = yield from _together([_pairwise_cov_of_scaled(fs, [f"x{j}" for j in js]),
                                              _pairwise_cov_of_scaled(fs, [f"m{j}" for j in js])])
+    return n, _eigen_value((S1, n), (S2, n))
+
+
+def _eigen_value(side_x, side_m) -> float:
+    """dUtility's eigen from the two sides' (covariance of the standardised data, n)."""
+    from ..loss._sdcmicro import _eigen_result, _eigenvalues
+
+    S1, S2 = side_x[0], side_m[0]
     if not (np.isfinite(S1).all() and np.isfinite(S2).all()):
         warnings.warn(
             "d_utility(method='eigen') is NaN: a covariance of the standardised data could not be computed (a "
             "constant or infinite column, or fewer than two complete pairs of records); sdcMicro returns NA here.",
             DegenerateResultWarning, stacklevel=user_stacklevel(),
         )
-        return n, float("nan")
-    return n, _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
+        return float("nan")
+    return _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
 
 
 # =============================================================================
@@ -496,11 +528,8 @@ def _il_variables_plan(fs, x, xm, common, kinds, js):
     for c, j, k in zip(common, js, kinds):
         a, b = f"x{j}", f"m{j}"
         if k == "numeric":
-            lo_a, hi_a, lo_b, hi_b = first[4 * pos: 4 * pos + 4]
+            one = _one_sided(*first[4 * pos: 4 * pos + 4])
             pos += 1
-            ra = (float("inf"), float("-inf")) if lo_a is None else (lo_a, hi_a)
-            rb = (float("inf"), float("-inf")) if lo_b is None else (lo_b, hi_b)
-            one = max(abs(rb[0] - ra[1]), abs(rb[1] - ra[0]))
             exprs.append(f"{fs}(atan(CASE WHEN {a} IS NULL AND {b} IS NULL THEN {_lit(0.0)} "
                          f"WHEN {a} IS NULL OR {b} IS NULL THEN {_lit(one)} ELSE abs({a} - {b}) END))")
         else:
@@ -509,6 +538,17 @@ def _il_variables_plan(fs, x, xm, common, kinds, js):
             exprs.append(f"sum(CASE WHEN {na_a} AND {na_b} THEN 0 WHEN {na_a} OR {na_b} THEN 1 "
                          f"WHEN {a} = {b} THEN 0 ELSE 1 END)")
     sums = yield exprs
+    return _il_variables_result(common, kinds, sums, n)
+
+
+def _one_sided(lo_a, hi_a, lo_b, hi_b) -> float:
+    """IL_variables' distance of a value missing on one side: the widest gap between the two ranges."""
+    ra = (float("inf"), float("-inf")) if lo_a is None else (lo_a, hi_a)
+    rb = (float("inf"), float("-inf")) if lo_b is None else (lo_b, hi_b)
+    return max(abs(rb[0] - ra[1]), abs(rb[1] - ra[0]))
+
+
+def _il_variables_result(common, kinds, sums, n) -> ILVariablesResult:
     contributions, total = {}, 0.0
     for c, k, s in zip(common, kinds, sums):
         s = 0.0 if s is None else s
@@ -538,7 +578,8 @@ def _missing(t, col, name) -> str:
 def utility_engine(x, xm, numeric: list, scales: dict | None = None,
                    methods: tuple = ("IL1", "IL1s", "eigen")) -> dict:
     """dUtility (``methods``) and IL_correl of the ``numeric`` variables and IL_variables of all of them, on
-    an engine: their plans run together, three passes over the paired records in all.
+    an engine, their plans run together: by position, two (three with missing values) passes over each table
+    and one over the paired records; by id, two or three over the joined records (and IL_correl's own).
 
     ``x``, ``xm``: engine tables (or scans) with the same variables (and both or neither an id). Returns
     ``{"d_utility": {method: DUtilityResult}, "il_correl": ILCorrelResult, "il_variables": ILVariablesResult}``
@@ -565,6 +606,8 @@ def utility_engine(x, xm, numeric: list, scales: dict | None = None,
             num_j.append(len(cols) - 1)
     if not cols:
         return out
+    if x.id is None:
+        return _utility_by_position(x, xm, numeric, common, kinds, cols, raw, num_j, methods, out)
     t = _paired(x, xm, cols, cols, raw=raw)
     fs = t.fsum()
     plans, names = [], []
@@ -602,3 +645,118 @@ def _correl_plan(fs, js, variables, normalization="sdcmicro"):
     sides = yield from _together([_correl_side(fs, [f"x{j}" for j in js], variables, "x"),
                                   _correl_side(fs, [f"m{j}" for j in js], variables, "xm")])
     return _correl_result([d for d, _ in sides], [n for _, n in sides], variables, normalization)
+
+
+def _utility_by_position(x, xm, numeric, common, kinds, cols, raw, num_j, methods, out) -> dict:
+    """utility_engine with records paired by position: what needs the pairs (|x - xm|, IL1, IL_variables'
+    distances) in one pass over the positional join, which DuckDB runs on one thread; the moments of x and
+    of xm (means, standard deviations, covariances: IL1s, eigen, IL_correl, the ranges) over each table
+    alone, where the engine reads in parallel. The same sums as :func:`utility_engine`'s other path."""
+    numeric = list(numeric)
+    correl = None
+    if numeric:
+        try:
+            correl = _correl_variables(x, xm, among=set(numeric))
+        except InvalidParameterError as exc:
+            out["il_correl"] = exc
+    # -- each side on its own: moments (and the ranges of IL_variables' numeric variables)
+    ranged = [c for c, k in zip(common or [], kinds or []) if k == "numeric"]
+    side = {}
+    for t, which in ((x, "x"), (xm, "xm")):
+        fs = t.fsum()
+        plans = [_ranges([t.num(c) for c in ranged])]
+        if numeric and "IL1s" in methods and which == "x":
+            plans.append(_sds(fs, [t.num(c) for c in numeric]))
+        else:
+            plans.append(_nothing())
+        if numeric and "eigen" in methods:
+            plans.append(_pairwise_cov_of_scaled(fs, [t.num(c) for c in numeric]))
+        else:
+            plans.append(_nothing())
+        if correl is not None:
+            plans.append(_correl_side(fs, [t.num(v) for v in correl], correl, which))
+        else:
+            plans.append(_nothing())
+        side[which] = _run(t, _together(plans, catch=(InvalidParameterError,)))
+    # -- the pairs
+    t = _paired(x, xm, cols, cols, raw=raw)
+    fs = t.fsum()
+    exprs = ["count(*)"]
+    for j in num_j:
+        exprs += [f"{fs}(abs(x{j} - m{j}))", f"max(abs(x{j} - m{j}))"]
+    nominal_exprs, both, one_sided = [], [], []
+    for j, (c, k) in enumerate(zip(common or [], kinds or [])):
+        a, b = f"x{j}", f"m{j}"
+        if k == "numeric":
+            both.append(f"{fs}(CASE WHEN {a} IS NOT NULL AND {b} IS NOT NULL THEN atan(abs({a} - {b})) END)")
+            one_sided.append(f"sum(CASE WHEN ({a} IS NULL) <> ({b} IS NULL) THEN 1 ELSE 0 END)")
+        else:
+            na_a, na_b = _missing(x, c, a), _missing(xm, c, b)
+            nominal_exprs.append(f"sum(CASE WHEN {na_a} AND {na_b} THEN 0 WHEN {na_a} OR {na_b} THEN 1 "
+                                 f"WHEN {a} = {b} THEN 0 ELSE 1 END)")
+    plans = [_fixed(exprs + both + one_sided + nominal_exprs)]
+    if numeric and "IL1" in methods:
+        plans.append(_il1(fs, num_j, "IL1", False, numeric))
+    (vals, il1) = (_run(t, _together(plans)) + [None])[:2]
+    n = int(vals[0])
+    p = len(num_j)
+    dsum, dmax = vals[1:1 + 2 * p:2], vals[2:2 + 2 * p:2]
+    rest = vals[1 + 2 * p:]
+    sx, sm = side["x"], side["xm"]
+    for m in methods if numeric else ():
+        if m == "IL1":
+            res = DUtilityResult(value=il1[1], method=m, n=n, n_vars=p, average=False)
+        elif m == "IL1s":
+            k, ss = sx[1]
+            res = DUtilityResult(value=_il1_value(_il1s_total(k, ss, dsum, dmax, numeric, n), n, p, m, False),
+                                 method=m, n=n, n_vars=p, average=False)
+        else:
+            res = DUtilityResult(value=_eigen_value(sx[2], sm[2]), method=m, n=n, n_vars=p, average=False)
+        out["d_utility"][m] = res
+    if correl is not None:
+        cx, cm = sx[3], sm[3]
+        bad = next((e for e in (cx, cm) if isinstance(e, InvalidParameterError)), None)
+        out["il_correl"] = bad if bad is not None else _correl_result([cx[0], cm[0]], [cx[1], cm[1]], correl,
+                                                                      "sdcmicro")
+    if kinds is not None:
+        nb = len(both)
+        b_sums, o_counts, nom = rest[:nb], rest[nb:2 * nb], rest[2 * nb:]
+        rx, rm = sx[0], sm[0]
+        sums, q, r = [], 0, 0
+        for k in kinds:
+            if k == "numeric":
+                one = _one_sided(rx[2 * q], rx[2 * q + 1], rm[2 * q], rm[2 * q + 1])
+                sums.append(_fnum(b_sums[q]) if b_sums[q] is not None else 0.0)
+                if o_counts[q]:
+                    sums[-1] += o_counts[q] * math.atan(one)
+                q += 1
+            else:
+                sums.append(nom[r])
+                r += 1
+        out["il_variables"] = _il_variables_result(common, kinds, sums, n)
+    return out
+
+
+def _nothing():
+    """A plan that asks for nothing."""
+    return None
+    yield  # noqa: B901 - makes this a generator
+
+
+def _fixed(exprs):
+    """A plan of one round: the values of ``exprs``."""
+    return (yield exprs)
+
+
+def _ranges(cols):
+    """min and max of each of ``cols``."""
+    if not cols:
+        return []
+    return (yield [e for c in cols for e in (f"min({c})", f"max({c})")])
+
+
+def _sds(fs, cols):
+    """Counts and centred sums of squares of ``cols`` (two rounds)."""
+    k, means = _counts_means((yield [e for c in cols for e in (f"count({c})", f"{fs}({c})")]))
+    ss = yield [f"{fs}(({c} - {_lit(m)}) * ({c} - {_lit(m)}))" for c, m in zip(cols, means)]
+    return k, ss
