@@ -395,26 +395,10 @@ def _correl_unpaired(x, xm, variables, normalization) -> ILCorrelResult:
 def _correl_variables(x, xm, among=None) -> list:
     """IL_correl's variables: the common ones (of ``among``, if given) numeric in both, sorted; validated."""
     xm_cols = set(xm.columns)
+    from ..loss._sdcmicro import correl_variables
+
     common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id) and (among is None or c in among)]
-    if not common:
-        raise InvalidParameterError(
-            "x and xm have no column name in common; il_correl compares the variables the two share. "
-            "(sdcMicro: 'please supply data.frames with overlapping variable names'.)"
-        )
-    num_x = {c for c in common if x.rclass(c) in ("numeric", "integer")}
-    num_xm = {c for c in common if xm.rclass(c) in ("numeric", "integer")}
-    if num_x != num_xm:
-        raise InvalidParameterError(
-            "il_correl needs the common variables to be numeric in both x and xm or in neither; "
-            f"numeric only in x: {sorted(num_x - num_xm, key=str)}, only in xm: {sorted(num_xm - num_x, key=str)}. "
-            "sdcMicro's IL_correl stops here too. Give the columns the same dtype in both frames."
-        )
-    if not num_x:
-        raise InvalidParameterError(
-            "il_correl needs at least one common variable that is numeric (float or integer); "
-            f"common columns: {common[:10]}. sdcMicro's IL_correl fails here too."
-        )
-    return sorted(num_x, key=str)
+    return correl_variables(common, x.rclass, xm.rclass)
 
 
 def _correl_side(fs, cols: list[str], variables: list, which: str):
@@ -473,6 +457,8 @@ def il_variables_engine(x, xm, scales) -> ILVariablesResult:
 
 def _il_variables_kinds(x, xm, scales) -> tuple[list, list]:
     """IL_variables' common columns and their scales (numeric or nominal), validated."""
+    from ..loss._sdcmicro import il_variables_kind
+
     xm_cols = set(xm.columns)
     common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id)]
     if not common:
@@ -488,22 +474,7 @@ def _il_variables_kinds(x, xm, scales) -> tuple[list, list]:
         )
     kinds = []
     for c in common:
-        ca, cb = x.rclass(c), xm.rclass(c)
-        if c in scales:
-            kind = scales[c]
-        else:
-            if ca != cb:
-                raise InvalidParameterError(
-                    f"column {c!r} is {ca} in x but {cb} in xm; sdcMicro's IL_variables fails on different types. "
-                    f"Give both the same dtype, or declare its scale, e.g. scales={{{c!r}: 'numeric'}}."
-                )
-            if ca in ("integer", "logical", "POSIXct"):
-                raise InvalidParameterError(
-                    f"column {c!r} is {ca} (R class), which sdcMicro's IL_variables treats as nominal and then "
-                    "refuses (its nominal distance accepts only factors and strings). Declare the scale you mean, "
-                    f"e.g. scales={{{c!r}: 'numeric'}} (or 'nominal'), or convert the column to float."
-                )
-            kind = "numeric" if ca == "numeric" else "nominal"
+        kind = il_variables_kind(c, x.rclass(c), xm.rclass(c), scales, ordinal=False)
         if kind == "ordinal":
             raise InvalidParameterError(
                 f"il_variables: column {c!r} is ordinal; the rank distance needs the ordered levels, which an engine "

@@ -562,6 +562,30 @@ def _complete_cor(X: np.ndarray) -> tuple[np.ndarray, int]:
     return np.clip(R, -1.0, 1.0), k
 
 
+def correl_variables(common: list, class_x, class_xm) -> list:
+    """IL_correl's variables: of the ``common`` columns, those numeric (R class numeric or integer, by
+    ``class_x``/``class_xm``) in both, sorted; sdcMicro's refusals otherwise."""
+    if not common:
+        raise InvalidParameterError(
+            "x and xm have no column name in common; il_correl compares the variables the two share. "
+            "(sdcMicro: 'please supply data.frames with overlapping variable names'.)"
+        )
+    num_x = {c for c in common if class_x(c) in ("numeric", "integer")}
+    num_xm = {c for c in common if class_xm(c) in ("numeric", "integer")}
+    if num_x != num_xm:
+        raise InvalidParameterError(
+            "il_correl needs the common variables to be numeric in both x and xm or in neither; "
+            f"numeric only in x: {sorted(num_x - num_xm, key=str)}, only in xm: {sorted(num_xm - num_x, key=str)}. "
+            "sdcMicro's IL_correl stops here too. Give the columns the same dtype in both frames."
+        )
+    if not num_x:
+        raise InvalidParameterError(
+            "il_correl needs at least one common variable that is numeric (float or integer); "
+            f"common columns: {common[:10]}. sdcMicro's IL_correl fails here too."
+        )
+    return sorted(num_x, key=str)
+
+
 @validate_params(IL_CORREL_PARAMS)
 def il_correl(
     x: pd.DataFrame | np.ndarray,
@@ -623,30 +647,13 @@ def il_correl(
     xf, xmf = x, xm
     xm_cols = set(xmf.columns)
     common = [c for c in xf.columns if c in xm_cols]
-    if not common:
-        raise InvalidParameterError(
-            "x and xm have no column name in common; il_correl compares the variables the two share. "
-            "(sdcMicro: 'please supply data.frames with overlapping variable names'.)"
-        )
-    num_x = {c for c in common if r_class(xf[c]) in ("numeric", "integer")}
-    num_xm = {c for c in common if r_class(xmf[c]) in ("numeric", "integer")}
-    if num_x != num_xm:
-        raise InvalidParameterError(
-            "il_correl needs the common variables to be numeric in both x and xm or in neither; "
-            f"numeric only in x: {sorted(num_x - num_xm, key=str)}, only in xm: {sorted(num_xm - num_x, key=str)}. "
-            "sdcMicro's IL_correl stops here too. Give the columns the same dtype in both frames."
-        )
-    if not num_x:
-        raise InvalidParameterError(
-            "il_correl needs at least one common variable that is numeric (float or integer); "
-            f"common columns: {common[:10]}. sdcMicro's IL_correl fails here too."
-        )
-    variables = sorted(num_x, key=str)
+    variables = correl_variables(common, lambda c: r_class(xf[c]), lambda c: r_class(xmf[c]))
+    vset = set(variables)
     inv_diags = []
     for frame, which in ((xf, "x"), (xmf, "xm")):
         # the correlations are computed in the frame's own column order (no copy of the data when
         # the frame holds just these columns) and then permuted into sorted order
-        own = [c for c in frame.columns if c in num_x]
+        own = [c for c in frame.columns if c in vset]
         M = _numeric_matrix(which, frame if list(frame.columns) == own else frame[own])
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             C, k = _complete_cor(M)
@@ -669,6 +676,27 @@ def il_correl(
 
 
 # --------------------------------------------------------------------------- IL_variables
+
+def il_variables_kind(c, ca: str, cb: str, scales: dict, *, ordinal: bool = True) -> str:
+    """IL_variables' scale of column ``c`` (R classes ``ca`` in x, ``cb`` in xm): declared in ``scales``, or
+    from the class, with sdcMicro's refusals (``ordinal``: whether an ordered class and the 'ordinal' scale
+    are possible -- not on an engine)."""
+    if c in scales:
+        return scales[c]
+    if ca != cb:
+        raise InvalidParameterError(
+            f"column {c!r} is {ca} in x but {cb} in xm; sdcMicro's IL_variables fails on different "
+            f"types. Give both the same dtype, or declare its scale, e.g. scales={{{c!r}: 'numeric'}}."
+        )
+    if ca in ("integer", "logical", "POSIXct"):
+        others = "or 'ordinal', 'nominal'" if ordinal else "or 'nominal'"
+        raise InvalidParameterError(
+            f"column {c!r} is {ca} (R class), which sdcMicro's IL_variables treats as nominal and then "
+            "refuses (its nominal distance accepts only factors and strings). Declare the scale you mean, "
+            f"e.g. scales={{{c!r}: 'numeric'}} ({others}), or convert the column to float or to a Categorical."
+        )
+    return _kind_of(ca) if ordinal else ("numeric" if ca == "numeric" else "nominal")
+
 
 def _kind_of(cls: str) -> str:
     if cls == "numeric":
@@ -861,22 +889,7 @@ def il_variables(
     for c in common:
         sa, sb = xf[c], xmf[c]
         ca, cb = r_class(sa), r_class(sb)
-        if c in scales:
-            kind = scales[c]
-        else:
-            if ca != cb:
-                raise InvalidParameterError(
-                    f"column {c!r} is {ca} in x but {cb} in xm; sdcMicro's IL_variables fails on different "
-                    f"types. Give both the same dtype, or declare its scale, e.g. scales={{{c!r}: 'numeric'}}."
-                )
-            if ca in ("integer", "logical", "POSIXct"):
-                raise InvalidParameterError(
-                    f"column {c!r} is {ca} (R class), which sdcMicro's IL_variables treats as nominal and then "
-                    "refuses (its nominal distance accepts only factors and strings). Declare the scale you mean, "
-                    f"e.g. scales={{{c!r}: 'numeric'}} (or 'ordinal', 'nominal'), or convert the column to float "
-                    "or to a Categorical."
-                )
-            kind = _kind_of(ca)
+        kind = il_variables_kind(c, ca, cb, scales)
         if kind == "numeric":
             try:
                 s = _numeric_distance_sum(as_float(sa, copy=False), as_float(sb, copy=False))
