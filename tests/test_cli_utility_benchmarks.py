@@ -81,8 +81,23 @@ def test_failing_estimate_is_reported_and_the_rest_computed(capsys):
     assert rep["measures"]["IL1"]["status"] == "ok"
 
 
+@pytest.mark.parametrize("ci", ["wald", "t"])
+def test_regression_ci_flag_is_compare_regression_ci(capsys, demo, ci):
+    x, xm = demo
+    formula = "log(income + 1) ~ sex + age_group"
+    rep = run_json(capsys, "utility", "--demo", "--regression", formula, "--ci", ci)
+    got = pd.DataFrame.from_dict(rep["benchmarks"]["regressions"][0]["table"], orient="index")
+    ref = pysdc.compare_regression(x, xm, formula, ci=ci).table
+    for col in ("lower_x", "upper_x", "lower_xm", "upper_xm", "overlap"):
+        np.testing.assert_allclose(got[col].to_numpy(float), ref[col].to_numpy(float), rtol=CLOSED_FORM.rtol)
+    if ci == "wald":  # the normal quantile, not t's: the intervals differ from the default ones
+        default = pysdc.compare_regression(x, xm, formula).table
+        assert not np.allclose(got["lower_x"].to_numpy(float), default["lower_x"].to_numpy(float), rtol=1e-9)
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--weight", "weight"], "--weight applies to --estimate and --regression"),
+    (["--ci", "wald"], "--ci applies to --regression"),
     (["--estimate", "mean(income)", "--level", "1.5"], "--level must lie strictly between 0 and 1"),
     (["--estimate", "mean(income)", "--weight", "nope"], "--weight names column 'nope'"),
 ])

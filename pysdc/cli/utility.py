@@ -43,6 +43,9 @@ def add_parser(sub) -> None:
                         "e.g. 'log(income) ~ age_group + sex + education'")
     u.add_argument("--family", default="gaussian", choices=("gaussian", "binomial", "poisson"),
                    help="family of --regression (gaussian: lm; binomial, poisson: glm)")
+    u.add_argument("--ci", choices=("t", "profile", "wald"),
+                   help="interval of --regression's coefficients (default: R's confint: t for gaussian, profile "
+                        "likelihood for binomial/poisson; wald: confint.default)")
     u.add_argument("--weight", metavar="COL", help="weight column for --estimate and --regression")
     u.add_argument("--level", type=float, default=0.95, metavar="P",
                    help="confidence level of --estimate and --regression intervals (default 0.95)")
@@ -115,6 +118,8 @@ def run(args, out) -> int:
     estimates, regressions = list(args.estimate or []), list(args.regression or [])
     if not 0 < args.level < 1:
         raise UsageError(f"--level must lie strictly between 0 and 1; got {args.level}.")
+    if args.ci is not None and not regressions:
+        raise UsageError("--ci applies to --regression; give one.")
     if args.weight is not None and not (estimates or regressions):
         raise UsageError("--weight applies to --estimate and --regression; give one of them.")
     if args.plots is not None:
@@ -172,7 +177,7 @@ def run(args, out) -> int:
 
         report["benchmarks"], comparisons = benchmark_section(
             x, xm, estimates=estimates, regressions=regressions, w=args.weight, family=args.family,
-            level=args.level, random_state=args.random_state, run=ws.run)
+            level=args.level, ci=args.ci, random_state=args.random_state, run=ws.run)
     if args.plots is not None:
         report["plots"] = _write_plots(x[vars_], xm[vars_], args.plots, next(iter(comparisons.values()), None))
     return emit_report(report, ws, args.json, _render, out)

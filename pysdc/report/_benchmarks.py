@@ -46,7 +46,7 @@ def _attempt(run, where, compute) -> dict:
 
 
 def benchmark_section(x, xm, *, estimates=(), regressions=(), w=None, family="gaussian", level=0.95,
-                      random_state=None, run=_direct) -> dict:
+                      ci=None, random_state=None, run=_direct) -> dict:
     """Estimates and regressions on ``x`` and ``xm``, as plain data.
 
     Parameters
@@ -62,6 +62,8 @@ def benchmark_section(x, xm, *, estimates=(), regressions=(), w=None, family="ga
         Family of the regressions.
     level : float
         Confidence level of every interval.
+    ci : {None, "t", "profile", "wald"}
+        The regressions' interval (:func:`pysdc.compare_regression`'s ``ci``).
     random_state : int, optional
         Seed of the GINI bootstrap.
     run : callable
@@ -90,7 +92,7 @@ def benchmark_section(x, xm, *, estimates=(), regressions=(), w=None, family="ga
         out["estimates"] = _attempt(run, "estimates", est)
     for formula in regressions:
         def reg(formula=formula):
-            r = compare_regression(x, xm, formula, w=w, family=family, level=level)
+            r = compare_regression(x, xm, formula, w=w, family=family, level=level, ci=ci)
             table = {}
             for coef, row in r.table.iterrows():
                 table[str(coef)] = {k: (bool(v) if k == "inside" else _num(v)) for k, v in row.items()}
