@@ -96,3 +96,12 @@ def test_loss_on_spark_equals_pandas(spark):
     scales = {c: "numeric" for c in x.columns}
     _close(_quiet(pysdc.il_variables, x, xm, scales=scales).value,
            _quiet(pysdc.il_variables, sx, sm, scales=scales).value)
+    # pysdc utility --engine spark: the five measures with shared passes give the same numbers
+    from pysdc.engine._loss import utility_engine
+
+    both = _quiet(utility_engine, sx, sm, list(x.columns), scales)
+    for method in ("IL1", "IL1s", "eigen"):
+        _close(_quiet(pysdc.d_utility, x, xm, method=method).value, both["d_utility"][method].value,
+               atol=tolerance_for("d_utility", method).atol)
+    _close(_quiet(pysdc.il_correl, x, xm).value, both["il_correl"].value, atol=tolerance_for("il_correl", "value").atol)
+    _close(_quiet(pysdc.il_variables, x, xm, scales=scales).value, both["il_variables"].value)
