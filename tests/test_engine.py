@@ -297,6 +297,28 @@ def test_utility_engine_shares_passes_and_gives_pandas_numbers(pair, monkeypatch
     _close(ref.per_variable.to_numpy(), got["il_variables"].per_variable[ref.per_variable.index].to_numpy())
 
 
+def test_il_variables_ordinal_declared_on_duckdb_enum():
+    """An engine cannot see that a category is ordered; declared ordinal, a DuckDB ENUM gives pandas' rank distance."""
+    from pysdc.engine import _loss
+
+    x, xm = _input("mix300"), _input("mix300_m")
+    cols = ["income", "score", "edu", "region"]
+    x, xm = x[cols], xm[cols]
+    assert x["edu"].cat.ordered
+    ref = _quiet(pysdc.il_variables, x, xm)  # pandas: edu ordinal (ordered Categorical), region nominal
+    con = duckdb.connect()
+    rx, rm = con.from_df(x), con.from_df(xm)
+    got = _quiet(pysdc.il_variables, rx, rm, scales={"edu": "ordinal"})
+    _close(ref.value, got.value)
+    _close(ref.per_variable.to_numpy(), got.per_variable[ref.per_variable.index].to_numpy())
+    both = _quiet(_loss.utility_engine, rx, rm, ["income", "score"], {"edu": "ordinal"})
+    _close(ref.value, both["il_variables"].value)
+    nominal = _quiet(pysdc.il_variables, rx, rm)  # undeclared: nominal, as the README says
+    assert nominal.per_variable["edu"] != got.per_variable["edu"]
+    with pytest.raises(pysdc.InvalidParameterError, match="only a DuckDB ENUM carries"):
+        pysdc.il_variables(rx, rm, scales={"region": "ordinal", "income": "ordinal"})
+
+
 def test_refusals_name_the_reason():
     df = _generated(200)
     rel = duckdb.from_df(df[["w", "h"]])

@@ -450,7 +450,7 @@ def _correl_result(diags, counts, variables, normalization) -> ILCorrelResult:
 
 def il_variables_engine(x, xm, scales) -> ILVariablesResult:
     common, kinds = _il_variables_kinds(x, xm, scales)
-    raw = [k == "nominal" for k in kinds]
+    raw = [k != "numeric" for k in kinds]
     t = _paired(x, xm, common, common, raw=raw)
     return _run(t, _il_variables_plan(t.fsum(), x, xm, common, kinds, list(range(len(common)))))
 
@@ -476,15 +476,44 @@ def _il_variables_kinds(x, xm, scales) -> tuple[list, list]:
     for c in common:
         kind = il_variables_kind(c, x.rclass(c), xm.rclass(c), scales, ordinal=False)
         if kind == "ordinal":
-            raise InvalidParameterError(
-                f"il_variables: column {c!r} is ordinal; the rank distance needs the ordered levels, which an engine "
-                "table does not carry. Compute il_variables for ordinal variables in pandas (with ordered "
-                "Categoricals), or declare the variable numeric if its values are the ranks."
-            )
+            kind = f"ordinal:{_enum_levels(x, xm, c)}"
         if kind == "numeric" and not (x.is_numeric(c) and xm.is_numeric(c)):
             raise InvalidParameterError(f"column {c!r} was declared numeric but its values are not numbers.")
         kinds.append(kind)
     return common, kinds
+
+
+def _enum_levels(x, xm, c) -> int:
+    """The number of levels of a column declared ordinal: a DuckDB ENUM with the same levels in x and xm."""
+    import re
+
+    ta, tb = (str(getattr(t, "types", {}).get(c, "")) for t in (x, xm))
+    if not (ta.upper().startswith("ENUM") and tb.upper().startswith("ENUM")):
+        raise InvalidParameterError(
+            f"il_variables: column {c!r} is declared ordinal, but on an engine the rank distance needs the ordered "
+            "levels, which only a DuckDB ENUM carries (this column is "
+            f"{ta or x.rclass(c)} / {tb or xm.rclass(c)}). Make it an ENUM with the levels in order (from pandas: an "
+            "ordered Categorical), compute it in pandas, or declare it numeric if its values are the ranks."
+        )
+    if ta != tb:
+        raise InvalidParameterError(
+            f"ordered column {c!r} has levels {ta[:80]} in x but {tb[:80]} in xm; the rank distance needs the same "
+            "levels in the same order (sdcMicro's IL_variables stops here too)."
+        )
+    levels = len(re.findall(r"'((?:[^']|'')*)'", ta))
+    if levels < 2:
+        raise InvalidParameterError(
+            f"il_variables: ordered column {c!r} has {levels} level(s); its rank distance divides by levels - 1 = 0 "
+            "(sdcMicro returns NaN). Declare it nominal."
+        )
+    return levels
+
+
+def _ordinal_expr(fs, a, b, kind) -> str:
+    """The summed rank distance of an ENUM column declared ordinal (``kind`` is ``"ordinal:LEVELS"``)."""
+    gaps = _lit(float(int(kind.split(":")[1]) - 1))
+    return (f"{fs}(CASE WHEN {a} IS NULL AND {b} IS NULL THEN {_lit(0.0)} WHEN {a} IS NULL OR {b} IS NULL THEN "
+            f"{_lit(1.0)} ELSE abs(CAST(enum_code({a}) AS DOUBLE) - CAST(enum_code({b}) AS DOUBLE)) / {gaps} END)")
 
 
 def _il_variables_plan(fs, x, xm, common, kinds, js):
@@ -503,6 +532,8 @@ def _il_variables_plan(fs, x, xm, common, kinds, js):
             pos += 1
             exprs.append(f"{fs}(atan(CASE WHEN {a} IS NULL AND {b} IS NULL THEN {_lit(0.0)} "
                          f"WHEN {a} IS NULL OR {b} IS NULL THEN {_lit(one)} ELSE abs({a} - {b}) END))")
+        elif k.startswith("ordinal"):
+            exprs.append(_ordinal_expr(fs, a, b, k))
         else:
             na_a = _missing(x, c, a)
             na_b = _missing(xm, c, b)
@@ -566,7 +597,7 @@ def utility_engine(x, xm, numeric: list, scales: dict | None = None,
     except InvalidParameterError as exc:
         common, kinds, out["il_variables"] = None, None, exc
     cols = list(common) if common is not None else []
-    raw = [k == "nominal" for k in kinds] if kinds is not None else []
+    raw = [k != "numeric" for k in kinds] if kinds is not None else []
     num_j = []
     for c in numeric:  # the numeric variables as doubles (again, if IL_variables takes one as nominal)
         if c in cols and not raw[cols.index(c)]:
@@ -661,6 +692,8 @@ def _utility_by_position(x, xm, numeric, common, kinds, cols, raw, num_j, method
         if k == "numeric":
             both.append(f"{fs}(CASE WHEN {a} IS NOT NULL AND {b} IS NOT NULL THEN atan(abs({a} - {b})) END)")
             one_sided.append(f"sum(CASE WHEN ({a} IS NULL) <> ({b} IS NULL) THEN 1 ELSE 0 END)")
+        elif k.startswith("ordinal"):
+            nominal_exprs.append(_ordinal_expr(fs, a, b, k))
         else:
             na_a, na_b = _missing(x, c, a), _missing(xm, c, b)
             nominal_exprs.append(f"sum(CASE WHEN {na_a} AND {na_b} THEN 0 WHEN {na_a} OR {na_b} THEN 1 "
