@@ -213,6 +213,48 @@ def test_scan_with_an_id_column(tmp_path):
     np.testing.assert_array_equal(merged["fk"], merged["fk_ref"])
 
 
+# ----------------------------------------------------------------------------- l-diversity
+
+_LDIV_CASES = [c for c in json.loads((REF.parent / "cases" / "ldiversity.json").read_text())["cases"]
+               if "error" not in c.get("tags", [])]
+
+
+def _ldiv_compare(df, keys, sens, c=2.0):
+    ref = _quiet(pysdc.ldiversity, df, keys, sens, l_recurs_c=c).table
+    got = _quiet(pysdc.ldiversity, duckdb.connect().from_df(df), keys, sens, l_recurs_c=c)
+    back = got.individual.to_pandas().sort_values("position")
+    assert list(back.columns[1:]) == list(ref.columns)
+    for col in ref.columns:  # counts exact; the entropy is a closed form per class
+        np.testing.assert_allclose(back[col].to_numpy(float), ref[col].to_numpy(float), rtol=1e-12, atol=0,
+                                   equal_nan=True, err_msg=col)
+    assert got.n == len(df) and int(got.counts.sum()) == len(df)
+    return got
+
+
+@pytest.mark.parametrize("case", _LDIV_CASES, ids=[c["id"] for c in _LDIV_CASES])
+def test_ldiversity_on_duckdb_equals_pandas(case):
+    df = _input(case["inputs"]["data"].removesuffix(".csv.gz"))
+    a = case["args"]
+    _ldiv_compare(df, a["keyVars"], a["ldiv_index"], float(a["l_recurs_c"]))
+
+
+def test_ldiversity_on_duckdb_missing_codes_nan_and_text():
+    """-999 (sdcMicro's missing code), NaN sensitive values (each a category of its own), missing keys (each
+    record a class of its own), text sensitive values parsed by as.numeric, three sensitive variables."""
+    rng = np.random.default_rng(3)
+    df = _generated(2000)
+    df["s1"] = rng.integers(0, 4, len(df)).astype(float)
+    df.loc[rng.random(len(df)) < 0.05, "s1"] = -999.0
+    df.loc[rng.random(len(df)) < 0.03, "s1"] = np.nan
+    df["s2"] = pd.Categorical(rng.choice(["u", "v", "w"], len(df)))
+    df["s3"] = rng.choice(["1", "2", "x"], len(df)).astype(object)
+    df.loc[:30, "s1"] = -999.0  # whole classes of the missing code
+    got = _ldiv_compare(df, ["a", "b"], ["s1", "s2", "s3"], 2.0)
+    assert "L-Diversity Measures" in str(got)
+    with pytest.warns(pysdc.CoercionWarning, match="as.numeric"):
+        pysdc.ldiversity(duckdb.connect().from_df(df), ["a", "b"], ["s1", "s3"])
+
+
 # ----------------------------------------------------------------------------- information loss
 
 @pytest.mark.parametrize("pair", [("num1000", "num1000__addnoise50"), ("num200_na", "num200_na_m_na"),

@@ -152,11 +152,13 @@ def _fused_keys(v, key, K, scratch, scratch2):
     return scratch.astype(np.int64), span
 
 
-def _group_ldiversity_dense(gobs, G, cat, span, miss_cnt, c):
+def _group_ldiversity_dense(gobs, G, cat, span, miss_cnt, c, wobs=None):
     """:func:`_group_ldiversity` through a dense (group x category) count table,
     for a table of moderate size (no sort of records or pairs)."""
-    freq = np.bincount(cat * G + gobs, minlength=G * span).reshape(span, G)
-    return _table_ldiversity(freq, miss_cnt, c)
+    freq = np.bincount(cat * G + gobs, weights=wobs, minlength=G * span)
+    if wobs is not None:
+        freq = freq.astype(np.int64)  # weights are record counts
+    return _table_ldiversity(freq.reshape(span, G), miss_cnt, c)
 
 
 def _sorting_network(n: int) -> list[tuple[int, int]]:
@@ -241,26 +243,33 @@ def _table_ldiversity(freq, miss_cnt, c):
     return distinct, entropy_l, recursive, count == 0
 
 
-def _group_ldiversity(group: np.ndarray, G: int, v: np.ndarray, c: np.float32):
+def _group_ldiversity(group: np.ndarray, G: int, v: np.ndarray, c: np.float32, weights=None):
     """Distinct, entropy and recursive l-diversity of ``v`` within groups.
+
+    ``weights`` (optional): how many records each entry stands for (a table of distinct
+    combinations); an entry whose sensitive value is NaN must stand for one record.
 
     Returns (distinct, entropy, recursive, recursive_undefined) arrays of length G.
     """
     missing = v == SDC_MISSING_CODE
-    miss_cnt = np.bincount(group[missing], minlength=G).astype(np.float64)
+    miss_cnt = np.bincount(group[missing], weights=None if weights is None else weights[missing],
+                           minlength=G).astype(np.float64)
+    wobs = weights
     if missing.any():
         obs = ~missing
         cat = _category_codes(v[obs])
         gobs = group[obs]
+        if weights is not None:
+            wobs = weights[obs]
     else:
         cat = _category_codes(v)
         gobs = group
     span = int(cat.max()) + 1 if cat.size else 1
     if dense_ok(G * span, group.size):
-        return _group_ldiversity_dense(gobs, G, cat, span, miss_cnt, c)
-    size = np.bincount(group, minlength=G).astype(np.float64)
+        return _group_ldiversity_dense(gobs, G, cat, span, miss_cnt, c, wobs)
+    size = np.bincount(group, weights=weights, minlength=G).astype(np.float64)
     pair, n_pairs = dense_ids(gobs * span + cat, G * span)
-    freq = np.bincount(pair, minlength=n_pairs).astype(np.float64)
+    freq = np.bincount(pair, weights=wobs, minlength=n_pairs).astype(np.float64)
     pair_group = np.empty(n_pairs, dtype=np.int64)
     pair_group[pair] = gobs
     count = np.bincount(pair_group, minlength=G).astype(np.float64)
@@ -299,7 +308,8 @@ def _group_ldiversity(group: np.ndarray, G: int, v: np.ndarray, c: np.float32):
     return distinct, entropy_l, recursive, count == 0
 
 
-def ldiversity_core(codes, cards, sens_cols: list[np.ndarray], l_recurs_c: float, out=None, raw=None, n_keys=None):
+def ldiversity_core(codes, cards, sens_cols: list[np.ndarray], l_recurs_c: float, out=None, raw=None, n_keys=None,
+                    weights=None):
     """Columns of sdcMicro's ldiversity matrix, in row order.
 
     ``codes`` (list of k arrays of length n) are the key codes (-1 for missing), ``cards`` their bounds.
@@ -316,6 +326,11 @@ def ldiversity_core(codes, cards, sens_cols: list[np.ndarray], l_recurs_c: float
     ``raw``, if given, is :func:`integer_raw_keys` of complete integer key
     columns; ``codes`` and ``cards`` are then not needed (may be None, give
     ``n_keys``, the number of key variables).
+
+    ``weights``, if given, says how many records each entry stands for: the entries are then
+    distinct combinations of key and sensitive values (a group-by's result), with an entry of
+    its own per record where a key value is missing or a sensitive value is NaN (each such
+    record is a class or category of its own). ``n_undefined`` then counts records.
     """
     n = len(codes[0]) if raw is None else raw[0].size
     c = np.float32(l_recurs_c)
@@ -329,7 +344,9 @@ def ldiversity_core(codes, cards, sens_cols: list[np.ndarray], l_recurs_c: float
         out = np.zeros((3 * n_sens + 2, n))
     # complete keys with a moderate key space: tables indexed by the raw
     # mixed-radix key (empty rows are never looked up), no dense group ids
-    if raw is None and all(int(k.min()) >= 0 for k in codes):
+    if weights is not None:
+        raw = None  # the fused record-level tables below count entries, not records
+    elif raw is None and all(int(k.min()) >= 0 for k in codes):
         raw = _raw_keys(codes, cards)
     group = G = None
     per_var = []
@@ -346,7 +363,7 @@ def ldiversity_core(codes, cards, sens_cols: list[np.ndarray], l_recurs_c: float
         if res is None:
             if group is None:
                 group, G = _key_groups(codes, cards) if codes is not None else _dense_groups(*raw)
-            d, e, r, und = _group_ldiversity(group, G, v, c)
+            d, e, r, und = _group_ldiversity(group, G, v, c, weights)
             res, idx = (d, e, r), group
             if und.any():
                 undefined |= und[group]
@@ -375,11 +392,12 @@ def ldiversity_core(codes, cards, sens_cols: list[np.ndarray], l_recurs_c: float
             sub, S = dense_ids(key, span)
             sub_group = np.empty(S, dtype=np.int64)
             sub_group[sub] = group
-            _, e, r, und = _group_ldiversity(sub, S, sens_cols[i], c)
+            _, e, r, und = _group_ldiversity(sub, S, sens_cols[i], c, weights)
             undefined |= und[sub]
             e32 = e.astype(np.float32)
             np.minimum.at(me, sub_group, e32)
             np.minimum.at(mr, sub_group, r)
         np.take(me.astype(np.float64), group, out=multi_e)
         np.take(mr, group, out=multi_r)
-    return per_var, multi_e, multi_r, int(undefined.sum())
+    n_undefined = int(undefined.sum()) if weights is None else int(np.sum(weights[undefined]))
+    return per_var, multi_e, multi_r, n_undefined

@@ -14,14 +14,12 @@ from .._errors import InvalidParameterError
 from .._validation import Frame, Outcome, validate
 
 #: measures that run on an engine -> the function computing them there
-_RISK = ("freq_calc", "measure_risk", "k_anon_violations")
+_RISK = ("freq_calc", "measure_risk", "k_anon_violations", "ldiversity")
 _LOSS = ("d_utility", "il_correl", "il_variables")
 #: measures that need every record in memory, with the reason
 _REFUSED = {
     "suda2": "SUDA2 searches the minimal sample uniques of every record's key subsets, which needs the records "
              "themselves in memory",
-    "ldiversity": "l-diversity needs the sensitive values' distribution within every key combination, record "
-                  "by record (not yet expressed as an engine reduction)",
     "mod_risk": "the log-linear model is fitted to the full contingency table in memory",
 }
 
@@ -73,6 +71,9 @@ def run_on_engine(func, params: dict, arguments: dict) -> Outcome:
         elif name == "measure_risk":
             result = _risk.measure_risk_engine(values["data"], values["key_vars"], values["w"], values["hid"],
                                                values["max_global_risk"], values["fast_hier"], values["alpha"])
+        elif name == "ldiversity":
+            result = _risk.ldiversity_engine(values["data"], values["key_vars"], values["ldiv_index"],
+                                             values["l_recurs_c"])
         else:
             result = _risk.k_anon_engine(values["data"], values["key_vars"], values["k"], values["w"],
                                          values["weighted"])

@@ -18,14 +18,14 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError, PysdcWarning
-from .._results import FreqCalcResult, IndivRiskResult, MeasureRiskResult
+from .._results import FreqCalcResult, IndivRiskResult, LDiversityResult, MeasureRiskResult
 from .._validation import user_stacklevel
 from ..core.freq import freq_core
 from ..core.threshold import global_threshold_grouped
 from ._tables import SRC
 
-__all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "EngineFreqCalcResult",
-           "EngineIndivRiskResult", "EngineMeasureRiskResult"]
+__all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "EngineFreqCalcResult",
+           "EngineIndivRiskResult", "EngineMeasureRiskResult", "EngineLDiversityResult"]
 
 _INF = "CAST('Infinity' AS DOUBLE)"
 
@@ -377,3 +377,91 @@ def k_anon_engine(table, key_vars, k, w, weighted) -> int:
     c = _combinations(table, key_vars, w, None, func="k_anon_violations", factorize_character=True, alpha=1.0)
     v = c["Fk_c"] if (weighted and w is not None) else c["fk_c"]
     return int(np.sum(c["cnt"][v < kr]))
+
+
+# =============================================================================
+# l-diversity
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class EngineLDiversityResult(LDiversityResult):
+    """Result of :func:`pysdc.ldiversity` on an engine (a DuckDB relation, a Spark DataFrame, a scan).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        sdcMicro's l-diversity columns **per distinct combination** of key and sensitive values (the rows
+        of ``combinations``), not per record: every record of a combination has the same values.
+    counts : numpy.ndarray
+        Number of records of each combination.
+    combinations : pandas.DataFrame
+        The key and sensitive values (raw, as the engine grouped them), ``n`` and the l-diversity columns.
+    individual : EngineTable
+        Per record (its position, or the scan's ``id``): the l-diversity columns; lazy, ``.to_parquet(path)``.
+    n : int
+        Number of records.
+    """
+
+    counts: np.ndarray | None = field(default=None, repr=False)
+    combinations: pd.DataFrame | None = field(default=None, repr=False)
+    individual: object = None
+    n: int = 0
+
+    def _summary_text(self) -> str:
+        from ..report._summaries import SUMMARY_STATS, ldiversity_text
+
+        distinct = {}
+        cnt = np.asarray(self.counts, dtype=np.float64)
+        for col in [c for c in self.table.columns if str(c).endswith("_Distinct_Ldiversity")]:
+            v = self.table[col].to_numpy(dtype=np.float64, na_value=np.nan)
+            ok = ~np.isnan(v)
+            if cnt[ok].sum():
+                q = [_grouped_quantile(v, cnt, p) for p in (0.0, 0.25, 0.5, 0.75, 1.0)]
+                mean = float(np.sum(v[ok] * cnt[ok]) / cnt[ok].sum())
+                distinct[str(col)] = dict(zip(SUMMARY_STATS, [q[0], q[1], q[2], mean, q[3], q[4]]))
+            else:
+                distinct[str(col)] = dict.fromkeys(SUMMARY_STATS)
+            if (~ok).any():
+                distinct[str(col)]["NA's"] = int(cnt[~ok].sum())
+        return ldiversity_text({"n_records": self.n, "key_vars": list(self.key_vars), "sensitive":
+                                list(self.ldiv_index), "l_recurs_c": float(self.l_recurs_c), "distinct": distinct})
+
+
+def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> EngineLDiversityResult:
+    """ldiversity from the group-by of the records on their key and sensitive values.
+
+    A combination stands for its records (a weight), except where a key value is missing or a sensitive
+    value is NaN: each such record is a class or category of its own in sdcMicro, so the combination is
+    expanded to one row per record before pysdc's core computes; every record of a combination then has
+    the same values, which go back to the records as a join."""
+    from ..core.freq import r_as_numeric
+    from ..risk._frequency import _key_codes, _ldiversity_block
+
+    keys, sens = list(key_vars), list(ldiv_index)
+    pdf, handle = table.combos(keys + sens, ["count(*) AS pysdc_n"])
+    cnt = pdf["pysdc_n"].to_numpy(dtype=np.int64)
+    n = int(cnt.sum())
+    own = np.zeros(len(pdf), dtype=bool)  # combinations whose records are each a class or category of their own
+    if len(pdf):
+        codes, _ = _key_codes(pdf[keys], keys, func="ldiversity", factorize_character=False)
+        for code in codes:
+            own |= np.asarray(code) < 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # warned once, below, on the expanded rows
+            for s in sens:
+                own |= np.isnan(r_as_numeric(pdf[s])[0])
+    reps = np.where(own, cnt, 1)
+    rows = np.repeat(np.arange(len(pdf)), reps)
+    weights = np.where(own, 1, cnt)[rows].astype(np.float64)
+    frame = pdf.iloc[rows].reset_index(drop=True)
+    block, names = _ldiversity_block(frame, keys, sens, l_recurs_c, weights=weights)
+    first = np.searchsorted(rows, np.arange(len(pdf)))  # a combination's values: those of its first row
+    values = block[:, first] if len(pdf) else np.zeros((len(names), 0))
+    per_combo = pd.DataFrame(values.T, columns=names)
+    internal = {f"pysdc_l{i}": values[i] for i in range(len(names))}
+    res = table.attach(handle, internal)
+    individual = _records(table, keys + sens, res, dict(zip(names, internal)))
+    combos = pd.concat([pdf[keys + sens].reset_index(drop=True), pd.DataFrame({"n": cnt}), per_combo], axis=1)
+    return EngineLDiversityResult(table=per_combo, key_vars=tuple(keys), ldiv_index=tuple(sens),
+                                  l_recurs_c=float(l_recurs_c), counts=cnt, combinations=combos,
+                                  individual=individual, n=n)
