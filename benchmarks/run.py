@@ -808,6 +808,18 @@ def parse_sizes(text: str) -> list[int]:
     return sizes
 
 
+def kept_sections(path: Path) -> str:
+    """The sections of an existing report that other scripts write (benchmarks/scale.py's scale table) or
+    that record a one-off measurement (between ``<!-- kept`` and ``<!-- /kept -->``): a new report keeps them."""
+    import re
+
+    if not path.exists():
+        return ""
+    old = path.read_text(encoding="utf-8")
+    blocks = re.findall(r"<!-- kept.*?<!-- /kept -->|<!-- scale: generated.*?<!-- /scale -->", old, re.S)
+    return "".join("\n" + b + "\n" for b in blocks)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -917,7 +929,7 @@ def main(argv=None) -> int:
     }
     text = render(results, meta, bridge)
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.output).write_text(text + "\n")
+    Path(args.output).write_text(text + "\n" + kept_sections(Path(args.output)))
     log(f"report written to {args.output} ({meta['elapsed']:.0f} s)")
     return 0
 
