@@ -219,14 +219,11 @@ def freq_core(codes: np.ndarray, cards: np.ndarray, w: np.ndarray | None, alpha:
         return z, z, z, np.zeros(0, dtype=np.int64)
     full, span = group_keys(codes, cards, range(k))
     inv, m = dense_ids(full, span)
-    if counts is None:
-        cnt = np.bincount(inv, minlength=m).astype(np.float64)
-        wsum = cnt.copy() if w is None else np.bincount(inv, weights=w, minlength=m)
-    else:
+    if counts is not None:
         counts = np.asarray(counts, dtype=np.float64)
-        cnt = np.bincount(inv, weights=counts, minlength=m)
-        wsum = cnt.copy() if w is None else np.bincount(inv, weights=w, minlength=m)
         n = float(counts.sum())
+    cnt = np.bincount(inv, weights=counts, minlength=m).astype(np.float64)
+    wsum = cnt.copy() if w is None else np.bincount(inv, weights=w, minlength=m)
     if all(int(c.min()) >= 0 for c in codes):  # no missing key value: no wildcards to resolve
         return cnt, wsum, cnt, inv
     first = _first_index(inv, m)

@@ -139,10 +139,8 @@ def poisson_deviance(y: np.ndarray, mu: np.ndarray, pos: np.ndarray | None = Non
     """R's ``sum(poisson()$dev.resids(y, mu, 1))``; ``pos`` (optional) is ``y > 0``."""
     if pos is None:
         pos = y > 0
-    r = np.array(mu, dtype=float)  # y == 0: mu; y > 0: y log(y / mu) - (y - mu), computed on those cells only
-    yp, mp = y[pos], r[pos]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        r[pos] = yp * np.log(yp / mp) - (yp - mp)
+        r = np.where(pos, y * np.log(y / mu) - (y - mu), mu)
     r *= 2.0
     return _rsum(r)
 

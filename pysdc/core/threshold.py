@@ -133,9 +133,9 @@ def global_threshold_grouped(risk: np.ndarray, counts: np.ndarray, max_global_ri
     acc, pos, t = total, 0, 0
     for piece in _repeated_chunks(values, cnt, max_len):
         run = np.cumsum(np.concatenate([[acc], -piece]))  # run[i]: remaining before piece[i]
-        while t < values.size and starts[t] < pos + piece.size:
-            remaining[t] = run[starts[t] - pos]
-            t += 1
+        end = int(np.searchsorted(starts, pos + piece.size, side="left"))  # the values starting in this piece
+        remaining[t:end] = run[starts[t:end] - pos]
+        t = end
         acc = float(run[-1])
         pos += piece.size
     cand = remaining + values * starts.astype(np.float64) < target

@@ -95,9 +95,9 @@ def _scan(path: str, args, label: str):
 
 
 def _grouped_quantiles(values, counts, probs):
-    from ._risk import _grouped_quantile
+    from ..report._summaries import counted_quantile
 
-    return {f"{int(round(p * 100))}%": _grouped_quantile(values, counts, p) for p in probs}
+    return {f"{int(round(p * 100))}%": counted_quantile(values, counts, p) for p in probs}
 
 
 def run_risk(args, keys, weight, hid, ws, out) -> int:

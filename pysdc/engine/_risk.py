@@ -34,41 +34,6 @@ _INF = "CAST('Infinity' AS DOUBLE)"
 # results
 
 
-def _grouped_quantile(values: np.ndarray, counts: np.ndarray, p: float) -> float:
-    """Quantile (R's type 7) of ``values`` repeated ``counts`` times, without repeating them."""
-    ok = ~np.isnan(values) & (counts > 0)
-    v, c = values[ok], counts[ok]
-    if v.size == 0:
-        return float("nan")
-    order = np.argsort(v, kind="stable")
-    v, c = v[order], np.cumsum(c[order])
-    n = int(c[-1])
-    h = (n - 1) * p
-    lo = int(np.floor(h))
-    a = v[np.searchsorted(c, lo + 1)]
-    b = v[np.searchsorted(c, min(lo + 2, n))]
-    return float(a + (h - lo) * (b - a))
-
-
-def _k_anonymity(fk: np.ndarray, counts: np.ndarray) -> dict:
-    n = float(counts.sum())
-    lt2, lt3 = int(counts[fk < 2].sum()), int(counts[fk < 3].sum())
-    return {"fk_lt_2": lt2, "fk_lt_3": lt3, "share_fk_lt_2": lt2 / n if n else None,
-            "share_fk_lt_3": lt3 / n if n else None}
-
-
-def _higher_risk(risk: np.ndarray, counts: np.ndarray) -> dict:
-    from ..report._summaries import HIGH_RISK_FLOOR, HIGH_RISK_MADS
-
-    ok = ~np.isnan(risk)
-    if not counts[ok].sum():
-        return {"count": 0, "cut": None, "median": None, "mad": None}
-    med = _grouped_quantile(risk, counts, 0.5)
-    mad = 1.4826 * _grouped_quantile(np.abs(risk - med), counts, 0.5)
-    cut = max(HIGH_RISK_FLOOR, med + HIGH_RISK_MADS * mad)
-    return {"count": int(counts[ok & (risk > cut)].sum()), "cut": cut, "median": med, "mad": mad}
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class EngineFreqCalcResult(FreqCalcResult):
     """Result of :func:`pysdc.freq_calc` on an engine (a DuckDB relation, a Spark DataFrame, a scan).
@@ -98,11 +63,11 @@ class EngineFreqCalcResult(FreqCalcResult):
     _ctx: object = field(default=None, repr=False)
 
     def _summary_text(self) -> str:
-        from ..report._summaries import freq_calc_text
+        from ..report._summaries import freq_calc_text, k_anonymity
 
         return freq_calc_text({"n_records": self.n, "key_vars": list(self.key_vars), "alpha": float(self.alpha),
                                "violate_2": self.n1, "violate_3": self.n1 + self.n2, "n1": self.n1, "n2": self.n2,
-                               "k_anonymity": _k_anonymity(np.asarray(self.fk), np.asarray(self.counts))})
+                               "k_anonymity": k_anonymity(self.fk, self.counts)})
 
     def _engine_indiv_risk(self, *, method: str, qual: float, survey: bool):
         """:func:`pysdc.indiv_risk` of this result (called by indiv_risk)."""
@@ -131,11 +96,10 @@ class EngineIndivRiskResult(IndivRiskResult):
     n: int = 0
 
     def _summary_text(self) -> str:
-        from ..report._summaries import indiv_risk_text
+        from ..report._summaries import higher_risk, indiv_risk_text
 
         return indiv_risk_text({"n_records": self.n, "key_vars": list(self.key_vars), "method": self.method,
-                                "qual": float(self.qual),
-                                "higher_risk": _higher_risk(np.asarray(self.rk), np.asarray(self.counts))})
+                                "qual": float(self.qual), "higher_risk": higher_risk(self.rk, self.counts)})
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -152,14 +116,14 @@ class EngineMeasureRiskResult(MeasureRiskResult):
     n: int = 0
 
     def _summary_text(self) -> str:
-        from ..report._summaries import measure_risk_text, threshold_note
+        from ..report._summaries import higher_risk, measure_risk_text, threshold_note
 
         risk = self.combinations["risk"].to_numpy()
         counts = self.combinations["n"].to_numpy()
         note = threshold_note(self.global_threshold, self.global_risk, self.max_global_risk,
                               risk if self.n else np.array([]))
         return measure_risk_text({
-            "n_records": self.n, "key_vars": list(self.key_vars), "higher_risk": _higher_risk(risk, counts),
+            "n_records": self.n, "key_vars": list(self.key_vars), "higher_risk": higher_risk(risk, counts),
             "global": {"expected_reidentifications": self.global_risk_er, "global_risk": self.global_risk,
                        "global_risk_pct": self.global_risk_pct, "max_global_risk": self.max_global_risk,
                        "threshold": self.global_threshold, "threshold_note": note},
@@ -406,25 +370,6 @@ class EngineLDiversityResult(LDiversityResult):
     combinations: pd.DataFrame | None = field(default=None, repr=False)
     individual: object = None
     n: int = 0
-
-    def _summary_text(self) -> str:
-        from ..report._summaries import SUMMARY_STATS, ldiversity_text
-
-        distinct = {}
-        cnt = np.asarray(self.counts, dtype=np.float64)
-        for col in [c for c in self.table.columns if str(c).endswith("_Distinct_Ldiversity")]:
-            v = self.table[col].to_numpy(dtype=np.float64, na_value=np.nan)
-            ok = ~np.isnan(v)
-            if cnt[ok].sum():
-                q = [_grouped_quantile(v, cnt, p) for p in (0.0, 0.25, 0.5, 0.75, 1.0)]
-                mean = float(np.sum(v[ok] * cnt[ok]) / cnt[ok].sum())
-                distinct[str(col)] = dict(zip(SUMMARY_STATS, [q[0], q[1], q[2], mean, q[3], q[4]]))
-            else:
-                distinct[str(col)] = dict.fromkeys(SUMMARY_STATS)
-            if (~ok).any():
-                distinct[str(col)]["NA's"] = int(cnt[~ok].sum())
-        return ldiversity_text({"n_records": self.n, "key_vars": list(self.key_vars), "sensitive":
-                                list(self.ldiv_index), "l_recurs_c": float(self.l_recurs_c), "distinct": distinct})
 
 
 def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> EngineLDiversityResult:

@@ -15,19 +15,39 @@ from ._format import wrap as _wrap
 __all__ = ["k_anonymity", "threshold_note", "higher_risk", "five_numbers", "measure_risk_summary",
            "freq_calc_summary", "indiv_risk_summary", "ldiversity_summary", "measure_risk_text",
            "freq_calc_text", "indiv_risk_text", "ldiversity_text", "r_number", "r_round", "r_format",
-           "SUMMARY_STATS", "HIGH_RISK_FLOOR", "HIGH_RISK_MADS", "SUMMARIES"]
+           "SUMMARY_STATS", "counted_quantile", "HIGH_RISK_FLOOR", "HIGH_RISK_MADS", "SUMMARIES"]
 
 
-def k_anonymity(fk: np.ndarray) -> dict:
-    """Records violating 2- and 3-anonymity (``fk < 2``, ``fk < 3``), counts and shares."""
+def k_anonymity(fk: np.ndarray, counts: np.ndarray | None = None) -> dict:
+    """Records violating 2- and 3-anonymity (``fk < 2``, ``fk < 3``), counts and shares (``counts``: each
+    ``fk`` stands for that many records, as an engine's combination table)."""
     fk = np.asarray(fk, dtype=np.float64)
-    n = fk.size
-    return {
-        "fk_lt_2": int(np.sum(fk < 2)),
-        "fk_lt_3": int(np.sum(fk < 3)),
-        "share_fk_lt_2": float(np.mean(fk < 2)) if n else None,
-        "share_fk_lt_3": float(np.mean(fk < 3)) if n else None,
-    }
+    if counts is None:
+        n = fk.size
+        lt2, lt3 = int(np.sum(fk < 2)), int(np.sum(fk < 3))
+    else:
+        c = np.asarray(counts, dtype=np.float64)
+        n = float(c.sum())
+        lt2, lt3 = int(c[fk < 2].sum()), int(c[fk < 3].sum())
+    return {"fk_lt_2": lt2, "fk_lt_3": lt3, "share_fk_lt_2": lt2 / n if n else None,
+            "share_fk_lt_3": lt3 / n if n else None}
+
+
+def counted_quantile(values: np.ndarray, counts: np.ndarray, p: float) -> float:
+    """R's type-7 quantile of ``values`` each repeated ``counts`` times, without repeating them (NaN left out)."""
+    values, counts = np.asarray(values, dtype=np.float64), np.asarray(counts, dtype=np.float64)
+    ok = ~np.isnan(values) & (counts > 0)
+    v, c = values[ok], counts[ok]
+    if v.size == 0:
+        return float("nan")
+    order = np.argsort(v, kind="stable")
+    v, c = v[order], np.cumsum(c[order])
+    n = int(c[-1])
+    h = (n - 1) * p
+    lo = int(np.floor(h))
+    a = v[np.searchsorted(c, lo + 1)]
+    b = v[np.searchsorted(c, min(lo + 2, n))]
+    return float(a + (h - lo) * (b - a))
 
 
 def threshold_note(thr, global_risk, max_global_risk, risk: np.ndarray) -> str:
@@ -53,11 +73,20 @@ HIGH_RISK_FLOOR = 0.1
 HIGH_RISK_MADS = 3.0
 
 
-def higher_risk(risk) -> dict:
+def higher_risk(risk, counts=None) -> dict:
     """Records with a risk above ``max(0.1, median + 3 * MAD)`` (R's ``mad``, constant 1.4826): the count that
     sdcMicro's ``print`` of ``measure_risk`` and ``indivRisk`` reports ("obs. with higher risk than the main
-    part"). NaN risks are left out."""
+    part"). NaN risks are left out. ``counts``: each risk stands for that many records."""
     r = np.asarray(risk, dtype=np.float64)
+    if counts is not None:
+        c = np.asarray(counts, dtype=np.float64)
+        ok = ~np.isnan(r)
+        if not c[ok].sum():
+            return {"count": 0, "cut": None, "median": None, "mad": None}
+        med = counted_quantile(r, c, 0.5)
+        mad = 1.4826 * counted_quantile(np.abs(r - med), c, 0.5)
+        cut = max(HIGH_RISK_FLOOR, med + HIGH_RISK_MADS * mad)
+        return {"count": int(c[ok & (r > cut)].sum()), "cut": cut, "median": med, "mad": mad}
     ok = r[~np.isnan(r)]
     if ok.size == 0:
         return {"count": 0, "cut": None, "median": None, "mad": None}
@@ -111,9 +140,22 @@ def indiv_risk_summary(res) -> dict:
 SUMMARY_STATS = ("Min.", "1st Qu.", "Median", "Mean", "3rd Qu.", "Max.")
 
 
-def five_numbers(values) -> dict:
-    """R's ``summary()`` of a numeric vector: min, quartiles (type 7), median, mean, max; NA's if any."""
+def five_numbers(values, counts=None) -> dict:
+    """R's ``summary()`` of a numeric vector: min, quartiles (type 7), median, mean, max; NA's if any
+    (``counts``: each value stands for that many records)."""
     v = np.asarray(values, dtype=np.float64)
+    if counts is not None:
+        c = np.asarray(counts, dtype=np.float64)
+        ok = ~np.isnan(v)
+        if c[ok].sum():
+            q = [counted_quantile(v, c, p) for p in (0.0, 0.25, 0.5, 0.75, 1.0)]
+            mean = float(np.sum(v[ok] * c[ok]) / c[ok].sum())
+            out = dict(zip(SUMMARY_STATS, [q[0], q[1], q[2], mean, q[3], q[4]]))
+        else:
+            out = dict.fromkeys(SUMMARY_STATS)
+        if (~ok).any():
+            out["NA's"] = int(c[~ok].sum())
+        return out
     ok = v[~np.isnan(v)]
     if ok.size:
         q = np.quantile(ok, [0.0, 0.25, 0.5, 0.75, 1.0])
@@ -130,10 +172,12 @@ def ldiversity_summary(res) -> dict:
     """The summary of an :class:`~pysdc.LDiversityResult` (sdcMicro's ``print.ldiversity``): R's ``summary``
     of each sensitive variable's distinct l-diversity."""
     table = res.table
+    counts = getattr(res, "counts", None)  # on an engine: one row per combination, standing for its records
     cols = [c for c in table.columns if str(c).endswith("_Distinct_Ldiversity")]
-    return {"n_records": int(len(table)), "key_vars": list(res.key_vars), "sensitive": list(res.ldiv_index),
-            "l_recurs_c": float(res.l_recurs_c),
-            "distinct": {str(c): five_numbers(table[c].to_numpy(dtype=np.float64, na_value=np.nan)) for c in cols}}
+    return {"n_records": int(len(table)) if counts is None else int(np.sum(counts)), "key_vars": list(res.key_vars),
+            "sensitive": list(res.ldiv_index), "l_recurs_c": float(res.l_recurs_c),
+            "distinct": {str(c): five_numbers(table[c].to_numpy(dtype=np.float64, na_value=np.nan), counts)
+                         for c in cols}}
 
 
 # =============================================================================
