@@ -453,3 +453,36 @@ def test_cli_utility_on_parquet_equals_pandas(tmp_path, by_id):
         assert report["il_variables"]["value"] is None and str(exc).split(" (R class)")[0] in report["il_variables"]["error"]
     else:
         _close(ref, report["il_variables"]["value"])
+
+
+def test_cli_risk_report_sections_equal_pandas(tmp_path):
+    """pysdc risk --engine duckdb: the distribution of the individual risks (mean, quantiles, bins, risks above 1
+    of weights below 1) and the k-anonymity section equal pandas' report of the same file."""
+    import contextlib
+    import io
+
+    from pysdc.cli import main
+
+    df = _generated(1500).drop(columns=["c", "t"])
+    df.loc[df["a"] == 0, "w"] = 0.2  # weights below 1: risks above 1 (small classes) get their own bin
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    reports = {}
+    for engine in ("pandas", "duckdb"):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert main(["risk", str(tmp_path / "d.parquet"), "--keys", "a,b,h", "--weight", "w", "--engine", engine,
+                         "--no-suda", "--json"]) == 0
+        reports[engine] = json.loads(buf.getvalue())
+    ref, got = reports["pandas"], reports["duckdb"]
+    assert got["individual_risk"]["n_above_1"] > 0
+    for section in ("individual_risk", "k_anonymity"):
+        a, b = ref[section], got[section]
+        assert a.keys() == b.keys(), section
+        for key in a:
+            if isinstance(a[key], (float, int)) and not isinstance(a[key], bool):
+                _close(a[key], b[key])
+            elif key == "quantiles":
+                _close(list(a[key].values()), list(b[key].values()))
+            else:
+                assert a[key] == b[key], (section, key)

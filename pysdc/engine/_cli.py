@@ -94,19 +94,13 @@ def _scan(path: str, args, label: str):
                                     f"'pysdc-measures[{engine}]'.") from None
 
 
-def _grouped_quantiles(values, counts, probs):
-    from ..report._summaries import counted_quantile
-
-    return {f"{int(round(p * 100))}%": counted_quantile(values, counts, p) for p in probs}
-
-
 def run_risk(args, keys, weight, hid, ws, out) -> int:
     """``pysdc risk`` on DuckDB or Spark: measure_risk (household risk too), k-anonymity violations."""
     import pysdc
 
     from ..cli._common import emit_report
-    from ..report._model import K_ANON_KS, QUANTILES, RISK_BINS
-    from ..report._summaries import threshold_note
+    from ..report._model import K_ANON_KS, risk_distribution
+    from ..report._summaries import k_anonymity, threshold_note
 
     progress = _Progress()
     data = _scan(args.data, args, "DATA")
@@ -135,15 +129,6 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
         wt = None if weight is None else int(counts[Fk < _r_round(k)].sum())
         rows.append({"k": k, "unweighted": u, "unweighted_share": u / n if n else None,
                      "weighted": wt, "weighted_share": None if wt is None or not n else wt / n})
-    ok = ~np.isnan(risk)
-    edges = np.asarray(RISK_BINS)
-    bins = []
-    for i in range(len(edges) - 1):
-        last = i == len(edges) - 2
-        sel = ok & (risk >= edges[i]) & ((risk <= edges[i + 1]) if last else (risk < edges[i + 1]))
-        c = int(counts[sel].sum())
-        bins.append({"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": c,
-                     "share": c / counts[ok].sum() if counts[ok].sum() else None})
     top = comb.assign(risk=risk).sort_values("risk", ascending=False, kind="stable").head(args.top)
     report = {
         "format": "pysdc-risk-engine-1",
@@ -158,12 +143,8 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
                                                     risk if n else np.array([]))},
         "household": None if res.hier_risk_er is None else {
             "expected_reidentifications": res.hier_risk_er, "risk": res.hier_risk, "risk_pct": res.hier_risk_pct},
-        "k_anonymity": {"fk_lt_2": int(counts[fk < 2].sum()), "fk_lt_3": int(counts[fk < 3].sum()),
-                        "violations": rows},
-        "individual_risk": {
-            "mean": float(np.sum(risk[ok] * counts[ok]) / counts[ok].sum()) if counts[ok].sum() else None,
-            "quantiles": _grouped_quantiles(risk, counts, QUANTILES), "bins": bins,
-            "n_missing": int(counts[~ok].sum())},
+        "k_anonymity": {**k_anonymity(fk, counts), "violations": rows},
+        "individual_risk": risk_distribution(risk, counts),
         "top_combinations": [{**{k: _plain(r[k]) for k in keys}, "records": int(r["n"]), "fk": float(r["fk"]),
                               "Fk": float(r["Fk"]), "risk": float(r["risk"])} for r in top.to_dict("records")],
         "suda2": {"status": "skipped", "error": "SUDA2 needs the records in memory; not computed on an engine"},

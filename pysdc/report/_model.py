@@ -407,20 +407,35 @@ def distance_risk(x: pd.DataFrame, xm: pd.DataFrame, numeric: list, *, k: float 
     }
 
 
-def risk_distribution(risk: np.ndarray) -> dict:
-    ok = risk[~np.isnan(risk)]
-    q = {f"{int(round(p * 100))}%": (float(np.quantile(ok, p)) if ok.size else None) for p in QUANTILES}
+def risk_distribution(risk: np.ndarray, counts: np.ndarray | None = None) -> dict:
+    """Mean, quantiles (type 7) and bins of the individual risks; ``counts``: each risk stands for that many
+    records (an engine's combination table), so the numbers are those of the records."""
+    from ._summaries import counted_quantile
+
+    risk = np.asarray(risk, dtype=np.float64)
+    c = np.ones(risk.size) if counts is None else np.asarray(counts, dtype=np.float64)
+    keep = ~np.isnan(risk)
+    ok, c_ok = risk[keep], c[keep]
+    n_ok = float(c_ok.sum())
+    if counts is None:
+        q = {f"{int(round(p * 100))}%": (float(np.quantile(ok, p)) if ok.size else None) for p in QUANTILES}
+    else:
+        q = {f"{int(round(p * 100))}%": (counted_quantile(ok, c_ok, p) if n_ok else None) for p in QUANTILES}
     edges = np.asarray(RISK_BINS)
     idx = np.searchsorted(edges, ok, side="right") - 1
     idx[ok == edges[-1]] = len(edges) - 2  # the last bin is closed: [0.5, 1]
-    counts = np.bincount(idx[(idx >= 0) & (idx < len(edges) - 1)], minlength=len(edges) - 1)
-    bins = [{"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": int(counts[i]),
-             "share": float(counts[i] / ok.size) if ok.size else None} for i in range(len(edges) - 1)]
-    above = int(np.sum(ok > edges[-1]))
+    inside = (idx >= 0) & (idx < len(edges) - 1)
+    binned = np.bincount(idx[inside], weights=c_ok[inside], minlength=len(edges) - 1)
+    bins = [{"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": int(binned[i]),
+             "share": float(binned[i] / n_ok) if n_ok else None} for i in range(len(edges) - 1)]
+    above = int(c_ok[ok > edges[-1]].sum())
     if above:  # risks above 1 (weights below 1) are not probabilities: their own bin, so every record counts
-        bins.append({"lower": 1.0, "upper": float("inf"), "count": above, "share": float(above / ok.size)})
-    return {"mean": float(ok.mean()) if ok.size else None, "quantiles": q, "bins": bins,
-            "n_above_1": above, "n_missing": int(risk.size - ok.size)}
+        bins.append({"lower": 1.0, "upper": float("inf"), "count": above, "share": float(above / n_ok)})
+    if counts is None:
+        mean = float(ok.mean()) if ok.size else None
+    else:
+        mean = float(np.sum(ok * c_ok) / n_ok) if n_ok else None
+    return {"mean": mean, "quantiles": q, "bins": bins, "n_above_1": above, "n_missing": int(c[~keep].sum())}
 
 
 def top_records(data: pd.DataFrame, ind: pd.DataFrame, keys: list, top: int) -> list[dict]:
