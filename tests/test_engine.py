@@ -486,3 +486,21 @@ def test_cli_risk_report_sections_equal_pandas(tmp_path):
                 _close(list(a[key].values()), list(b[key].values()))
             else:
                 assert a[key] == b[key], (section, key)
+
+
+def test_cli_risk_output_on_pandas_equals_measure_risk(tmp_path):
+    import contextlib
+    import io
+
+    from pysdc.cli import main
+
+    df = _generated(800).drop(columns=["c", "t"])
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["risk", str(tmp_path / "d.parquet"), "--keys", "a,b", "--weight", "w", "--hid", "h",
+                     "--engine", "pandas", "--no-suda", "--output", str(tmp_path / "r.parquet")]) == 0
+    back = pd.read_parquet(tmp_path / "r.parquet")
+    ref = _quiet(pysdc.measure_risk, df, ["a", "b"], w="w", hid="h").individual
+    for col in ("risk", "fk", "Fk", "hier_risk"):
+        np.testing.assert_array_equal(back[col].to_numpy(float), ref[col].to_numpy(float), err_msg=col)

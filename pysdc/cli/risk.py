@@ -136,17 +136,20 @@ def run(args, out) -> int:
                                                 flag="--numeric")
         xm = _load_masked(masked_path, args, numeric, ws, len(x))
         masked = {"path": masked_shown}
+    measured = None
+    if args.output:  # the per-record risk is written too: measure_risk once, for both
+        from .. import measure_risk
+
+        measured = ws.run("measure_risk", measure_risk, data, keys, w=weight, hid=hid,
+                          max_global_risk=args.max_global_risk, alpha=args.alpha)
     report = risk_report(data, keys, w=weight, hid=hid, max_global_risk=args.max_global_risk, alpha=args.alpha,
                          top=args.top, source={"path": shown, "n_columns": len(header)}, run=ws.run,
                          suda=not args.no_suda, numeric=numeric, x=x, xm=xm, masked=masked,
-                         drisk_k=args.drisk_k, random_state=args.random_state)
+                         drisk_k=args.drisk_k, random_state=args.random_state, measured=measured)
     if args.output:  # the per-record risk (position or --id, risk, fk, Fk, hier_risk)
-        from .. import measure_risk
         from ..engine._cli import write_pandas_output
 
-        res = ws.run("measure_risk", measure_risk, data, keys, w=weight, hid=hid,
-                     max_global_risk=args.max_global_risk, alpha=args.alpha)
-        write_pandas_output(args.output, data, res.individual, args.id)
+        write_pandas_output(args.output, data, measured.individual, args.id)
     return emit_report(report, ws, args.json, risk_text, out)
 
 

@@ -266,15 +266,17 @@ def _cli_message(msg: str) -> str:
 def risk_report(data: pd.DataFrame, keys: list, *, w=None, hid=None, max_global_risk: float = 0.01,
                 alpha: float = 1.0, top: int = 10, source: dict | None = None, run=_direct,
                 suda: bool = True, numeric: list | None = None, x=None, xm=None, masked: dict | None = None,
-                drisk_k: float = 0.05, random_state: int | None = None) -> dict:
+                drisk_k: float = 0.05, random_state: int | None = None, measured=None) -> dict:
     """measure_risk and its summaries (k-anonymity, distribution, riskiest records) of ``data``, then the
     risk toolbox: SUDA2 (unless ``suda`` is false), kAnon_violations for k = 2, 3, 5 (weighted too when
     there is a weight ``w``) and, with ``numeric`` variables, dRisk and dRiskRMD of ``xm`` against ``x``
-    (default: ``data``; the same records in the same order).
+    (default: ``data``; the same records in the same order). ``measured``: the result of this very
+    measure_risk call when the caller already has it (it is not computed again).
     """
     from .. import measure_risk
 
-    res = run("measure_risk", measure_risk, data, keys, w=w, hid=hid, max_global_risk=max_global_risk, alpha=alpha)
+    res = measured if measured is not None else run("measure_risk", measure_risk, data, keys, w=w, hid=hid,
+                                                    max_global_risk=max_global_risk, alpha=alpha)
     ind = res.individual
     risk = np.asarray(ind["risk"], dtype=np.float64)
     return {
