@@ -12,6 +12,8 @@ Tasks:
   computes measure_risk with household risk and k-anonymity violations); ``risk_output`` adds
   ``--output risk.parquet`` (the per-record table written by the engine).
 * ``freq_missing``: ``pysdc.freq_calc`` on keys with 1 % missing values (wildcards).
+* ``ldiversity``: ``pysdc.ldiversity`` with keys k1..k4 and k5 as the sensitive variable on the risk
+  data (one group-by of key and sensitive values; the per-record table stays lazy, not written).
 * ``il``: IL1, IL1s, eigen (d_utility), il_correl and il_variables on x/xm paired by position,
   4 variables.
 * ``risk_spark``: ``measure_risk`` on Spark local mode (``--spark`` only).
@@ -112,6 +114,10 @@ def _task(name: str, dirs: dict, n: int) -> dict:
     elif name == "freq_missing":
         f = pysdc.freq_calc(pysdc.scan(dirs["miss"], memory_limit=DUCK_MEMORY), KEYS, w="w")
         out = {"n1": f.n1, "n2": f.n2}
+    elif name == "ldiversity":
+        res = pysdc.ldiversity(pysdc.scan(dirs["risk"], memory_limit=DUCK_MEMORY), KEYS[:4], ldiv_index=KEYS[4])
+        distinct = res.table[f"{KEYS[4]}_Distinct_Ldiversity"].to_numpy(dtype=float)  # per combination
+        out = {"min_distinct_l": float(distinct.min()), "records_l_below_3": int(res.counts[distinct < 3].sum())}
     elif name == "il":  # pysdc utility --engine duckdb: the five measures in three shared passes
         import contextlib
         import io
@@ -230,7 +236,7 @@ def write_section(path: Path, section: str) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1e6,1e7,1e8")
-    ap.add_argument("--tasks", default="risk,risk_output,freq_missing,il")
+    ap.add_argument("--tasks", default="risk,risk_output,freq_missing,ldiversity,il")
     ap.add_argument("--spark", default="", help="sizes at which to run measure_risk on Spark local mode")
     ap.add_argument("--risk-only", default="", help="sizes at which only `pysdc risk` runs (and only its data is "
                     "generated: ~6.5 GB of Parquet at 1e9)")

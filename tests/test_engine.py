@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _engine_data import ORDINAL_SCALES, ordinal_pair
 
 import pysdc
 from pysdc._io import read_table
@@ -177,6 +178,47 @@ def test_warnings_and_errors_as_pandas():
         pysdc.freq_calc(duckdb.from_df(df.assign(w=df["w"] / 100)), ["a", "b"], w="w")
 
 
+@pytest.mark.parametrize("change", ["nan", "null", "inf", "-inf", "below", "zero", "negative", "text", "category",
+                                    "clean"])
+def test_weight_rules_on_duckdb_equal_pandas(change):
+    """Every weight rule (errors and warnings, with their counts) as on pandas: the group-by sees clean
+    weights from its sums, counts and minima; anything else is counted by one more pass."""
+    df = _generated(400).drop(columns=["c"])
+    w = df["w"].astype(object) if change in ("null", "text") else df["w"].copy()
+    rows = [3, 50, 51]
+    w.iloc[rows] = {"nan": np.nan, "null": None, "inf": np.inf, "-inf": -np.inf, "below": 0.25, "zero": 0.0,
+                    "negative": -2.0, "text": "7.5", "category": 3.0, "clean": 3.0}[change]
+    if change == "text":
+        w = w.astype(str)
+    elif change == "category":  # R's as.numeric of a factor: its codes
+        w = pd.Categorical(w.round(-1).astype(int).astype(str))  # a DuckDB ENUM
+    elif change == "null":
+        w = w.astype("float64")
+    data = df.assign(w=w)
+    if change == "nan":  # NaN as a value, not a missing one, in DuckDB
+        rel = duckdb.sql("SELECT * EXCLUDE (w), CASE WHEN w IS NULL THEN 'NaN'::DOUBLE ELSE w END AS w FROM data")
+    else:
+        rel = duckdb.from_df(data)
+
+    def outcome(d):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                res = pysdc.freq_calc(d, ["a", "b"], w="w")
+            except pysdc.InvalidParameterError as e:
+                return ("error", str(e)), []
+        per_record = res.individual.to_pandas()["Fk"] if hasattr(res, "individual") else res.Fk
+        return ("ok", np.asarray(per_record, dtype=float)[:40].round(9).tolist()), \
+            sorted(f"{type(x.message).__name__}: {x.message}" for x in caught)
+
+    ref, got = outcome(data), outcome(rel)
+    assert got == ref
+    if change != "clean":
+        assert ref[0][0] == "error" or ref[1], "the change must trigger a rule"
+    else:
+        assert ref[0][0] == "ok" and not ref[1]
+
+
 # ----------------------------------------------------------------------------- scans of files
 
 def test_scan_directory_glob_and_csv(tmp_path):
@@ -193,13 +235,95 @@ def test_scan_directory_glob_and_csv(tmp_path):
         _close(ref.global_risk_er, got.global_risk_er)
         _close(ref.hier_risk_er, got.hier_risk_er)
         ind = got.individual.to_pandas()
+        assert list(ind["position"]) == list(range(len(df)))  # the parts' row numbers after their offsets
         np.testing.assert_array_equal(ind["fk"], ref.individual["fk"])
+        _close(ref.individual["risk"], ind["risk"])
+        _close(ref.individual["hier_risk"], ind["hier_risk"], atol=HIER.atol)
     got = _quiet(pysdc.measure_risk, pysdc.scan(tmp_path / "all.csv"), keys, w="w", hid="h")
     _close(ref.global_risk_er, got.global_risk_er)
     out = got.individual.to_parquet(tmp_path / "risk.parquet")
     back = pd.read_parquet(out).sort_values("position")
     assert list(back.columns) == ["position", "risk", "fk", "Fk", "hier_risk"]
     _close(ref.individual["hier_risk"], back["hier_risk"], atol=HIER.atol)
+
+
+def test_position_of_parquet_parts_with_uneven_sizes_and_an_empty_part(tmp_path):
+    """Positions of a Parquet directory are each part's first position plus the row number in the part."""
+    df = _generated(900).drop(columns=["c"])
+    d = tmp_path / "parts"
+    d.mkdir()
+    for i, (lo, hi) in enumerate([(0, 17), (17, 17), (17, 600), (600, 900)]):
+        df.iloc[lo:hi].to_parquet(d / f"p{i}.parquet", index=False)
+    got = _quiet(pysdc.freq_calc, pysdc.scan(d), ["a", "b", "t"])
+    ind = got.individual.to_pandas()
+    ref = _quiet(pysdc.freq_calc, df, ["a", "b", "t"])
+    assert list(ind["position"]) == list(range(len(df)))
+    np.testing.assert_array_equal(ind["fk"], ref.fk)
+    # a column named like DuckDB's row-number column: positions by row_number() instead
+    df2 = df.rename(columns={"t": "file_row_number"})
+    df2.to_parquet(tmp_path / "named.parquet", index=False)
+    ind2 = _quiet(pysdc.freq_calc, pysdc.scan(tmp_path / "named.parquet"), ["a", "b", "file_row_number"]).individual
+    np.testing.assert_array_equal(ind2.to_pandas()["fk"], ref.fk)
+
+
+@pytest.mark.parametrize("fast_hier", [True, False])
+def test_measure_risk_writing_as_it_measures_equals_measuring_then_writing(tmp_path, fast_hier):
+    """``pysdc risk --output`` writes the per-record table while measuring and takes the household risk
+    from the written hier_risk; the numbers equal the separate group-by, NaN rules included."""
+    from pysdc.engine._risk import writing_individual
+
+    df = _generated(1200).drop(columns=["c"])
+    df.loc[df.index[-3:], ["a", "b", "t", "w"]] = [99.0, 9, "zz", 0.0]  # a combination of weight 0: NaN risk
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    keys = ["a", "b", "t"]
+    plain = _quiet(pysdc.measure_risk, pysdc.scan(tmp_path / "d.parquet"), keys, w="w", hid="h", fast_hier=fast_hier)
+    with writing_individual(tmp_path / "out.parquet"):
+        written = _quiet(pysdc.measure_risk, pysdc.scan(tmp_path / "d.parquet"), keys, w="w", hid="h",
+                         fast_hier=fast_hier)
+    ref = _quiet(pysdc.measure_risk, df, keys, w="w", hid="h", fast_hier=fast_hier)
+    assert np.isnan(ref.individual["risk"]).any()
+    assert np.isnan(ref.hier_risk_er) == (not fast_hier)
+    for got in (plain, written):
+        _close(ref.hier_risk_er, got.hier_risk_er)
+        _close(ref.global_risk_er, got.global_risk_er)
+    back = pd.read_parquet(tmp_path / "out.parquet").sort_values("position")
+    _close(ref.individual["hier_risk"], back["hier_risk"], atol=HIER.atol)
+
+
+def _write_with_nan(df: pd.DataFrame, path) -> None:
+    """Parquet keeping float NaN as NaN (not null), with min/max statistics that leave NaN out (as pyarrow,
+    Spark and R's arrow write it): DuckDB's read_parquet then folds isnan() to false (DuckDB issue #25521)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({c: pa.array(df[c].to_numpy(), from_pandas=False) for c in df.columns}), path)
+
+
+def test_scans_of_parquet_with_nan_values_see_them(tmp_path):
+    df = _generated(800).drop(columns=["c", "t"])
+    _write_with_nan(df, tmp_path / "d.parquet")
+    assert pd.read_parquet(tmp_path / "d.parquet")["a"].isna().sum() == df["a"].isna().sum()
+    keys = ["a", "b"]
+    # a NaN key is missing (a wildcard), NaN household ids are households of their own, as in pandas
+    ref = _quiet(pysdc.measure_risk, df, keys, w="w", hid="h")
+    got = _quiet(pysdc.measure_risk, pysdc.scan(tmp_path / "d.parquet"), keys, w="w", hid="h")
+    _close(ref.global_risk_er, got.global_risk_er)
+    _close(ref.hier_risk_er, got.hier_risk_er)
+    f_ref, f_got = (_quiet(pysdc.freq_calc, d, keys) for d in (df, pysdc.scan(tmp_path / "d.parquet")))
+    np.testing.assert_array_equal(f_got.individual.to_pandas()["fk"], f_ref.fk)
+    # a NaN weight stops measure_risk, as in pandas
+    _write_with_nan(df.assign(w=df["w"].where(df.index != 5)), tmp_path / "w.parquet")
+    with pytest.raises(pysdc.InvalidParameterError, match="missing"):
+        _quiet(pysdc.measure_risk, pysdc.scan(tmp_path / "w.parquet"), keys, w="w")
+    # moments skip NaN values as pandas does
+    x, xm = _input("num200_na"), _input("num200_na_m_na")
+    _write_with_nan(x, tmp_path / "x.parquet")
+    _write_with_nan(xm, tmp_path / "xm.parquet")
+    for method in ("IL1", "IL1s"):
+        ref_v = _quiet(pysdc.d_utility, x, xm, method=method).value
+        got_v = _quiet(pysdc.d_utility, pysdc.scan(tmp_path / "x.parquet"), pysdc.scan(tmp_path / "xm.parquet"),
+                       method=method).value
+        _close(ref_v, got_v)
 
 
 def test_scan_with_an_id_column(tmp_path):
@@ -370,8 +494,33 @@ def test_il_variables_ordinal_declared_on_duckdb_enum():
     _close(ref.value, both["il_variables"].value)
     nominal = _quiet(pysdc.il_variables, rx, rm)  # undeclared: nominal, as the README says
     assert nominal.per_variable["edu"] != got.per_variable["edu"]
-    with pytest.raises(pysdc.InvalidParameterError, match="only a DuckDB ENUM carries"):
-        pysdc.il_variables(rx, rm, scales={"region": "ordinal", "income": "ordinal"})
+
+
+def test_il_variables_ordinal_declared_on_text_and_number_columns(tmp_path):
+    """Declared ordinal on a column that is not an ENUM: pandas' levels (the sorted values observed in x or xm)."""
+    from pysdc.engine import _loss
+
+    x, xm = ordinal_pair()
+    cols = ["edu", "score", "size"]
+    ref = _quiet(pysdc.il_variables, x[cols], xm[cols], scales=ORDINAL_SCALES)
+    assert ref.per_variable["edu"] != _quiet(pysdc.il_variables, x[["edu"]], xm[["edu"]]).per_variable["edu"]
+    con = duckdb.connect()
+    x[cols].to_parquet(tmp_path / "x.parquet", index=False)
+    xm[cols].to_parquet(tmp_path / "xm.parquet", index=False)
+    for rx, rm in ((con.from_df(x[cols]), con.from_df(xm[cols])),
+                   (pysdc.scan(tmp_path / "x.parquet"), pysdc.scan(tmp_path / "xm.parquet"))):
+        got = _quiet(pysdc.il_variables, rx, rm, scales=ORDINAL_SCALES)
+        _close(ref.per_variable.to_numpy(), got.per_variable[ref.per_variable.index].to_numpy())
+        _close(ref.value, got.value)
+        both = _quiet(_loss.utility_engine, rx, rm, ["score"], ORDINAL_SCALES)
+        _close(ref.value, both["il_variables"].value)
+    # a one-level column declared ordinal: NaN with pandas' warning (levels - 1 = 0)
+    with pytest.warns(pysdc.DegenerateResultWarning, match="one-level") as rec_ref:
+        one_ref = pysdc.il_variables(x[["one"]], xm[["one"]], scales={"one": "ordinal"})
+    with pytest.warns(pysdc.DegenerateResultWarning, match="one-level") as rec_got:
+        one_got = pysdc.il_variables(con.from_df(x[["one"]]), con.from_df(xm[["one"]]), scales={"one": "ordinal"})
+    assert np.isnan(one_ref.value) and np.isnan(one_got.value)
+    assert [str(w.message) for w in rec_got] == [str(w.message) for w in rec_ref]
 
 
 def test_refusals_name_the_reason():

@@ -124,3 +124,16 @@ def test_ldiversity_on_spark_equals_pandas(spark):
     for col in ref.columns:
         np.testing.assert_array_equal(np.sort(back[col].to_numpy(float)), np.sort(ref[col].to_numpy(float)),
                                       err_msg=col)
+
+
+def test_il_variables_ordinal_declared_on_spark_equals_pandas(spark):
+    """Declared ordinal on Spark (no categorical type there): pandas' levels, the sorted observed values."""
+    from _engine_data import ORDINAL_SCALES, ordinal_pair
+
+    x, xm = ordinal_pair(300)
+    cols = ["edu", "score", "size"]
+    ref = _quiet(pysdc.il_variables, x[cols], xm[cols], scales=ORDINAL_SCALES)
+    sx, sm = _sdf(spark, x[cols]), _sdf(spark, xm[cols])
+    got = _quiet(pysdc.il_variables, pysdc.scan(sx, id=None), pysdc.scan(sm, id=None), scales=ORDINAL_SCALES)
+    _close(ref.per_variable.to_numpy(), got.per_variable[ref.per_variable.index].to_numpy())
+    _close(ref.value, got.value)

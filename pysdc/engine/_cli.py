@@ -111,9 +111,13 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
         if miss:
             raise InvalidParameterError(f"{flag} names column(s) {miss} that DATA does not have; its columns are "
                                         f"{cols[:20]}{' ...' if len(cols) > 20 else ''}.")
-    progress("reading and grouping the records")
-    res = ws.run("measure_risk", pysdc.measure_risk, data, keys, w=weight, hid=hid,
-                 max_global_risk=args.max_global_risk, alpha=args.alpha)
+    from ._risk import writing_individual
+
+    progress("reading and grouping the records" + (f"; writing the per-record risk to {args.output}"
+                                                   if args.output else ""))
+    with writing_individual(args.output):  # the records are joined to their risks once, written as measured
+        res = ws.run("measure_risk", pysdc.measure_risk, data, keys, w=weight, hid=hid,
+                     max_global_risk=args.max_global_risk, alpha=args.alpha)
     progress("key combinations and risks computed")
     comb = res.combinations
     counts = comb["n"].to_numpy(dtype=np.float64)
@@ -150,8 +154,6 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
         "suda2": {"status": "skipped", "error": "SUDA2 needs the records in memory; not computed on an engine"},
     }
     if args.output:
-        progress(f"writing the per-record risk to {args.output}")
-        res.individual.to_parquet(args.output)
         report["output"] = {"path": args.output, "columns": res.individual.columns}
     progress("done")
     return emit_report(report, ws, args.json, engine_risk_text, out)

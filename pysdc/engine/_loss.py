@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -476,44 +477,92 @@ def _il_variables_kinds(x, xm, scales) -> tuple[list, list]:
     for c in common:
         kind = il_variables_kind(c, x.rclass(c), xm.rclass(c), scales, ordinal=False)
         if kind == "ordinal":
-            kind = f"ordinal:{_enum_levels(x, xm, c)}"
+            kind = _ordinal_levels(x, xm, c)
         if kind == "numeric" and not (x.is_numeric(c) and xm.is_numeric(c)):
             raise InvalidParameterError(f"column {c!r} was declared numeric but its values are not numbers.")
         kinds.append(kind)
     return common, kinds
 
 
-def _enum_levels(x, xm, c) -> int:
-    """The number of levels of a column declared ordinal: a DuckDB ENUM with the same levels in x and xm."""
+@dataclass(frozen=True)
+class _Ordinal:
+    """A variable declared ordinal: its number of levels, and ``values`` (the sorted observed values of x and
+    xm, pandas' levels for a column that is not an ordered categorical), or None for a DuckDB ENUM (its codes)."""
+
+    levels: int
+    values: tuple | None = None
+
+
+#: more distinct values than this in a column declared ordinal: refused (the ranks go into the query)
+_MAX_LEVELS = 100_000
+
+
+def _ordinal_levels(x, xm, c) -> _Ordinal:
+    """The levels of a column declared ordinal: a DuckDB ENUM's (the same in x and xm), else -- as pandas
+    does for a declared column that is not an ordered categorical -- the sorted values observed in either."""
     import re
 
     ta, tb = (str(getattr(t, "types", {}).get(c, "")) for t in (x, xm))
-    if not (ta.upper().startswith("ENUM") and tb.upper().startswith("ENUM")):
+    if ta.upper().startswith("ENUM") or tb.upper().startswith("ENUM"):
+        if ta != tb:
+            raise InvalidParameterError(
+                f"ordered column {c!r} has levels {ta[:80]} in x but {tb[:80]} in xm; the rank distance needs the "
+                "same levels in the same order (sdcMicro's IL_variables stops here too)."
+            )
+        return _Ordinal(len(re.findall(r"'((?:[^']|'')*)'", ta)))
+    if any(t.rclass(c) == "POSIXct" for t in (x, xm)):
         raise InvalidParameterError(
-            f"il_variables: column {c!r} is declared ordinal, but on an engine the rank distance needs the ordered "
-            "levels, which only a DuckDB ENUM carries (this column is "
-            f"{ta or x.rclass(c)} / {tb or xm.rclass(c)}). Make it an ENUM with the levels in order (from pandas: an "
-            "ordered Categorical), compute it in pandas, or declare it numeric if its values are the ranks."
+            f"il_variables: column {c!r} is declared ordinal but holds dates or times; on an engine declare "
+            "ordinal only text, numbers or a DuckDB ENUM (or compute it in pandas)."
         )
-    if ta != tb:
+    observed = []
+    for t in (x, xm):
+        v = t.num(c) if t.is_numeric(c) else t.q(c)
+        got = t.fetch(f"SELECT DISTINCT {v} AS pysdc_v FROM {SRC} WHERE {v} IS NOT NULL LIMIT {_MAX_LEVELS + 1}")
+        observed.append(got["pysdc_v"])
+    values = pd.concat(observed, ignore_index=True).dropna()
+    try:
+        levels = np.sort(pd.unique(values.to_numpy()))
+    except TypeError as exc:
         raise InvalidParameterError(
-            f"ordered column {c!r} has levels {ta[:80]} in x but {tb[:80]} in xm; the rank distance needs the same "
-            "levels in the same order (sdcMicro's IL_variables stops here too)."
-        )
-    levels = len(re.findall(r"'((?:[^']|'')*)'", ta))
-    if levels < 2:
+            f"column {c!r} was declared ordinal but its values cannot be ordered ({exc}); "
+            "make it an ordered Categorical with the levels in order."
+        ) from None
+    if len(levels) > _MAX_LEVELS:
         raise InvalidParameterError(
-            f"il_variables: ordered column {c!r} has {levels} level(s); its rank distance divides by levels - 1 = 0 "
-            "(sdcMicro returns NaN). Declare it nominal."
+            f"il_variables: column {c!r} is declared ordinal but has more than {_MAX_LEVELS} distinct values; "
+            "declare it numeric (the distance of its values) or recode it into ordered classes."
         )
-    return levels
+    return _Ordinal(len(levels), tuple(v.item() if hasattr(v, "item") else v for v in levels))
 
 
-def _ordinal_expr(fs, a, b, kind) -> str:
-    """The summed rank distance of an ENUM column declared ordinal (``kind`` is ``"ordinal:LEVELS"``)."""
-    gaps = _lit(float(int(kind.split(":")[1]) - 1))
-    return (f"{fs}(CASE WHEN {a} IS NULL AND {b} IS NULL THEN {_lit(0.0)} WHEN {a} IS NULL OR {b} IS NULL THEN "
-            f"{_lit(1.0)} ELSE abs(CAST(enum_code({a}) AS DOUBLE) - CAST(enum_code({b}) AS DOUBLE)) / {gaps} END)")
+def _value_literal(t, v) -> str:
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, (int, float)):
+        return _lit(v)
+    text = str(v).replace("'", "''") if t.kind == "duckdb" else str(v).replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{text}'"
+
+
+def _ordinal_expr(t, fs, a, b, kind: _Ordinal, numeric: tuple) -> str:
+    """The summed rank distance ``|rank(a) - rank(b)| / (levels - 1)`` of a column declared ordinal, one
+    side missing costing 1, both 0 (``numeric``: whether a, b are numeric columns, whose NaN is missing)."""
+    if kind.levels < 2:  # pandas and sdcMicro: NaN (divided by levels - 1 = 0)
+        return _lit(float("nan"))
+    if kind.values is None:
+        ra, rb = f"enum_code({a})", f"enum_code({b})"
+    else:
+        listed = ", ".join(_value_literal(t, v) for v in kind.values)
+        arr = f"[{listed}]" if t.kind == "duckdb" else f"array({listed})"
+        pos = "list_position" if t.kind == "duckdb" else "array_position"
+        # a value's position among the levels (NULL, or Spark's 0, for a missing value)
+        va, vb = (f"(CASE WHEN isnan(CAST({e} AS DOUBLE)) THEN NULL ELSE CAST({e} AS DOUBLE) END)" if num else e
+                  for e, num in zip((a, b), numeric))
+        ra, rb = (f"NULLIF({pos}({arr}, {e}), 0)" for e in (va, vb))
+    gaps = _lit(float(kind.levels - 1))
+    return (f"{fs}(CASE WHEN {ra} IS NULL AND {rb} IS NULL THEN {_lit(0.0)} WHEN {ra} IS NULL OR {rb} IS NULL THEN "
+            f"{_lit(1.0)} ELSE abs(CAST({ra} AS DOUBLE) - CAST({rb} AS DOUBLE)) / {gaps} END)")
 
 
 def _il_variables_plan(fs, x, xm, common, kinds, js):
@@ -532,8 +581,8 @@ def _il_variables_plan(fs, x, xm, common, kinds, js):
             pos += 1
             exprs.append(f"{fs}(atan(CASE WHEN {a} IS NULL AND {b} IS NULL THEN {_lit(0.0)} "
                          f"WHEN {a} IS NULL OR {b} IS NULL THEN {_lit(one)} ELSE abs({a} - {b}) END))")
-        elif k.startswith("ordinal"):
-            exprs.append(_ordinal_expr(fs, a, b, k))
+        elif isinstance(k, _Ordinal):
+            exprs.append(_ordinal_expr(x, fs, a, b, k, (x.is_numeric(c), xm.is_numeric(c))))
         else:
             na_a = _missing(x, c, a)
             na_b = _missing(xm, c, b)
@@ -551,20 +600,13 @@ def _one_sided(lo_a, hi_a, lo_b, hi_b) -> float:
 
 
 def _il_variables_result(common, kinds, sums, n) -> ILVariablesResult:
-    contributions, total = {}, 0.0
-    for c, k, s in zip(common, kinds, sums):
-        s = 0.0 if s is None else s
-        if k == "numeric":
-            s = s * (2.0 / np.pi)
-        contributions[c] = s / n if n else np.nan
-        total += s
-    with np.errstate(invalid="ignore", divide="ignore"):
-        value = total / (n * len(common)) if n else float("nan")
-    if not np.isfinite(value):
-        warnings.warn(f"il_variables is {value}: x and xm have no records (0 rows). sdcMicro returns NaN here too.",
-                      DegenerateResultWarning, stacklevel=user_stacklevel())
-    return ILVariablesResult(value=float(value), per_variable=pd.Series(contributions, dtype=np.float64,
-                                                                        name="il_variables"), n=int(n))
+    from ..loss._sdcmicro import il_variables_from_sums
+
+    per = {}
+    for c, k, v in zip(common, kinds, sums):
+        v = 0.0 if v is None else float(v)
+        per[c] = v * (2.0 / np.pi) if k == "numeric" else v
+    return il_variables_from_sums(per, n)
 
 
 def _missing(t, col, name) -> str:
@@ -692,8 +734,8 @@ def _utility_by_position(x, xm, numeric, common, kinds, cols, raw, num_j, method
         if k == "numeric":
             both.append(f"{fs}(CASE WHEN {a} IS NOT NULL AND {b} IS NOT NULL THEN atan(abs({a} - {b})) END)")
             one_sided.append(f"sum(CASE WHEN ({a} IS NULL) <> ({b} IS NULL) THEN 1 ELSE 0 END)")
-        elif k.startswith("ordinal"):
-            nominal_exprs.append(_ordinal_expr(fs, a, b, k))
+        elif isinstance(k, _Ordinal):
+            nominal_exprs.append(_ordinal_expr(x, fs, a, b, k, (x.is_numeric(c), xm.is_numeric(c))))
         else:
             na_a, na_b = _missing(x, c, a), _missing(xm, c, b)
             nominal_exprs.append(f"sum(CASE WHEN {na_a} AND {na_b} THEN 0 WHEN {na_a} OR {na_b} THEN 1 "

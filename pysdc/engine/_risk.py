@@ -11,13 +11,15 @@ the joined records on the household id (``1 - product(1 - risk)``).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError, PysdcWarning
+from .._errors import DegenerateResultWarning, PysdcWarning
 from .._results import FreqCalcResult, IndivRiskResult, LDiversityResult, MeasureRiskResult
 from .._validation import user_stacklevel
 from ..core.freq import freq_core
@@ -28,6 +30,21 @@ __all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversi
            "EngineIndivRiskResult", "EngineMeasureRiskResult", "EngineLDiversityResult"]
 
 _INF = "CAST('Infinity' AS DOUBLE)"
+
+#: where measure_risk on an engine also writes its per-record table (set by :func:`writing_individual`)
+_WRITE_TO: contextvars.ContextVar = contextvars.ContextVar("pysdc_write_individual", default=None)
+
+
+@contextlib.contextmanager
+def writing_individual(path):
+    """Within the block, :func:`pysdc.measure_risk` on an engine writes its per-record table to ``path``
+    as it measures (``pysdc risk --output``). With a household id the household risk then comes
+    from the written per-record ``hier_risk`` (its sum), so the records are joined once, not twice."""
+    token = _WRITE_TO.set(None if path is None else str(path))
+    try:
+        yield
+    finally:
+        _WRITE_TO.reset(token)
 
 
 # =============================================================================
@@ -155,68 +172,72 @@ def _combinations(table, keys, w, hid, *, func: str, factorize_character: bool, 
     fs = table.fsum()
     aggs = ["count(*) AS pysdc_n"]
     if w is not None:
-        wx = table.num(w)
-        aggs += [f"{fs}({wx}) AS pysdc_w",
-                 f"sum(CASE WHEN {wx} IS NULL THEN 1 ELSE 0 END) AS pysdc_w_na",
-                 f"sum(CASE WHEN abs({wx}) = {_INF} THEN 1 ELSE 0 END) AS pysdc_w_inf",
-                 f"sum(CASE WHEN {wx} > 0 AND {wx} < 1 THEN 1 ELSE 0 END) AS pysdc_w_below",
-                 f"min(CASE WHEN {wx} > 0 AND {wx} < 1 THEN {wx} END) AS pysdc_w_min",
-                 f"sum(CASE WHEN {wx} <= 0 THEN 1 ELSE 0 END) AS pysdc_w_nonpos"]
+        # per combination only the sum, the count and the minimum: a NaN or infinite weight shows in a
+        # sum that is not finite, a missing one in the count, one below 1 in the minimum; only then
+        # does _check_weights count each kind (one more pass, over unusual data only)
+        wv = f"CAST({table.q(w)} AS DOUBLE)" if table.rclass(w) == "numeric" else _weight_expr(table, w)
+        aggs += [f"{fs}({wv}) AS pysdc_w", f"count({wv}) AS pysdc_w_n", f"min({wv}) AS pysdc_w_min"]
     if hid is not None:
-        aggs.append(f"sum(CASE WHEN {_hid_expr(table, hid)} IS NULL THEN 1 ELSE 0 END) AS pysdc_h_na")
+        aggs.append(f"count({_hid_expr(table, hid)}) AS pysdc_h_n")
     pdf, handle = table.combos(keys, aggs)
     counts = pdf["pysdc_n"].to_numpy(dtype=np.float64)
     n = int(counts.sum())
     ws = None
     if w is not None:
-        _check_weights(table, pdf, w, func)
         ws = pdf["pysdc_w"].to_numpy(dtype=np.float64)
+        clean = (np.isfinite(ws).all() and (pdf["pysdc_w_n"].to_numpy() == pdf["pysdc_n"].to_numpy()).all()
+                 and not (pdf["pysdc_w_min"].to_numpy(dtype=np.float64) < 1).any())
+        _check_weights(table, w, func, clean=clean)
     key_frame = pdf[list(keys)]
     codes, cards = _key_codes(key_frame, list(keys), func=func, factorize_character=factorize_character)
     fk_c, Fk_c, cnt, inv = freq_core(codes, cards, ws, alpha, counts=counts)
     return {"pdf": pdf, "handle": handle, "fk_c": fk_c, "Fk_c": Fk_c, "cnt": cnt, "inv": inv, "n": n}
 
 
-def _check_weights(table, pdf, w, func) -> None:
-    """sdcMicro's weight rules (see pysdc.risk._frequency._weights), from the group-by's counts."""
+def _weight_expr(table, w) -> str:
+    """The weight as R's as.numeric sees it: numbers as doubles (NaN missing), text parsed, a DuckDB ENUM
+    (a pandas category) by its codes 1, 2, ... as a factor's."""
     cls = table.rclass(w)
-    if cls in ("factor", "character", "POSIXct"):
-        warnings.warn(
-            f"{func}: weight column {w!r} is {cls}; sdcMicro converts it with R's as.numeric (parsed numbers), "
-            "and so does pysdc. Weights should be a float column.",
-            CoercionWarning, stacklevel=user_stacklevel(),
-        )
-    n_inf = int(pdf["pysdc_w_inf"].sum())
-    if n_inf:
-        raise InvalidParameterError(
-            f"w: weight column {w!r} has {n_inf} infinite value(s); an infinite weight makes the population "
-            "frequency Fk of its whole key combination infinite and its risk 0. Fix or drop those records."
-        )
-    n_na = int(pdf["pysdc_w_na"].sum())
-    if n_na:
-        raise InvalidParameterError(
-            f"w: weight column {w!r} has {n_na} missing (or non-numeric) value(s); sdcMicro cannot use them "
-            "(its population frequencies become NA and the risk computation stops). Impute or drop those "
-            "records, or call without w."
-        )
-    below = int(pdf["pysdc_w_below"].sum())
-    if below:
-        smallest = float(np.nanmin(pdf["pysdc_w_min"].to_numpy(dtype=np.float64)))
-        warnings.warn(
-            f"{func}: weight column {w!r} has {below} weight(s) below 1 (smallest {smallest:.3g}). Sampling "
-            "weights are expected to be expansion factors (>= 1); with normalised weights the population "
-            "frequencies Fk can fall below the sample frequencies fk and individual risks can exceed 1. sdcMicro "
-            "computes the same numbers.",
-            DegenerateResultWarning, stacklevel=user_stacklevel(),
-        )
-    nonpos = int(pdf["pysdc_w_nonpos"].sum())
-    if nonpos:
-        warnings.warn(
-            f"{func}: weight column {w!r} has {nonpos} zero or negative weight(s); sdcMicro uses them as they "
-            "are, so population frequencies Fk can be 0 or negative and the risks of those records NaN or "
-            "meaningless. pysdc returns sdcMicro's numbers.",
-            DegenerateResultWarning, stacklevel=user_stacklevel(),
-        )
+    if cls == "factor" and table.kind == "duckdb":
+        return f"CAST(enum_code({table.q(w)}) + 1 AS DOUBLE)"
+    return table.num(w)
+
+
+def _check_weights(table, w, func, *, clean: bool) -> None:
+    """sdcMicro's weight rules (:func:`pysdc.risk._frequency.weight_rules`); unless the group-by showed the
+    weights ``clean`` (all present, finite, at least 1), one pass counts each kind of unusual weight."""
+    from ..risk._frequency import weight_rules
+
+    cls = table.rclass(w)
+    if clean:
+        n_inf = n_na = below = nonpos = 0
+        smallest = None
+    else:
+        wx = _weight_expr(table, w)
+        n_inf, n_na, below, smallest, nonpos = table.row(
+            f"SELECT sum(CASE WHEN abs({wx}) = {_INF} THEN 1 ELSE 0 END), sum(CASE WHEN {wx} IS NULL THEN 1 ELSE 0 END), "
+            f"sum(CASE WHEN {wx} > 0 AND {wx} < 1 THEN 1 ELSE 0 END), min(CASE WHEN {wx} > 0 AND {wx} < 1 THEN {wx} END), "
+            f"sum(CASE WHEN {wx} <= 0 THEN 1 ELSE 0 END) FROM {SRC}")
+
+    def examples(kind):
+        wx = _weight_expr(table, w)
+        return _examples(table, f"abs({wx}) = {_INF}" if kind == "inf" else f"{wx} IS NULL")
+
+    weight_rules(w, func=func, cls=cls, n_inf=int(n_inf or 0), n_na=int(n_na or 0), n_below=int(below or 0),
+                 smallest=None if smallest is None else float(smallest), n_nonpos=int(nonpos or 0), examples=examples)
+
+
+def _examples(table, condition: str) -> list:
+    """The first five records meeting ``condition``, as the pandas path names them (the rows of a default
+    index): their positions, or the scan's id values; on Spark without an id (no positions) none."""
+    if table.id:
+        col = table.q(table.id)
+    elif table.kind == "duckdb":
+        col = "pysdc_position"
+    else:
+        return []
+    found = table.fetch(f"SELECT {col} AS pysdc_e FROM ({table.with_position()}) s WHERE {condition} ORDER BY 1 LIMIT 5")
+    return [v.item() if hasattr(v, "item") else v for v in found["pysdc_e"]]
 
 
 def _key_match(table, keys, left="s.", right="r.") -> str:
@@ -234,16 +255,20 @@ def _records(table, keys, res, columns: dict, *, hid=None):
     tail = " FROM j"
     if hid is not None:
         hx = _hid_expr(table, hid, "j.")
-        sql += (f", h AS (SELECT {hx} AS pysdc_h, 1 - {table.product('1 - j.pysdc_risk')} AS pysdc_hr FROM j "
-                f"WHERE {hx} IS NOT NULL GROUP BY {hx})")
-        out.append(f"COALESCE(h.pysdc_hr, j.pysdc_risk) AS {table.q('hier_risk')}")
-        tail = f" FROM j LEFT JOIN h ON {hx} = h.pysdc_h"
+        window = table.window_product("1 - j.pysdc_risk", hx)
+        if window is not None:  # the household's product beside each member (no join back)
+            out.append(f"CASE WHEN {hx} IS NULL THEN j.pysdc_risk ELSE 1 - {window} END AS {table.q('hier_risk')}")
+        else:
+            sql += (f", h AS (SELECT {hx} AS pysdc_h, 1 - {table.product('1 - j.pysdc_risk')} AS pysdc_hr FROM j "
+                    f"WHERE {hx} IS NOT NULL GROUP BY {hx})")
+            out.append(f"COALESCE(h.pysdc_hr, j.pysdc_risk) AS {table.q('hier_risk')}")
+            tail = f" FROM j LEFT JOIN h ON {hx} = h.pysdc_h"
     sql += f" SELECT {', '.join(ids + out)}{tail}"
     native = table.query(sql, res=res)
     names = [table.id] if table.id else (["position"] if table.kind == "duckdb" else list(table.columns))
     names += list(columns) + (["hier_risk"] if hid is not None else [])
     order = table.id if table.id else ("position" if table.kind == "duckdb" else None)
-    return table.table(native, names, order)
+    return table.table(native, names, order, repeated=list(columns))
 
 
 # =============================================================================
@@ -291,13 +316,16 @@ def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alp
     thr = global_threshold_grouped(rk_c, cnt, max_global_risk)
     rk_row = rk_c[inv]
     res = table.attach(c["handle"], {"pysdc_risk": rk_row, "pysdc_fk": fk_c[inv], "pysdc_pop_fk": Fk_c[inv]})
-    h_er = h_r = h_pct = None
-    if hid is not None:
-        h_er = _household_er(table, key_vars, hid, res, pdf, rk_row, fast_hier)
-        h_r = h_er / n if n else float("nan")
-        h_pct = h_r * 100
     individual = _records(table, key_vars, res, {"risk": "pysdc_risk", "fk": "pysdc_fk", "Fk": "pysdc_pop_fk"},
                           hid=hid)
+    path = _WRITE_TO.get()
+    if path is not None:
+        individual.to_parquet(path)
+    h_er = h_r = h_pct = None
+    if hid is not None:
+        h_er = _household_er(table, key_vars, hid, res, pdf, rk_row, fast_hier, written=path)
+        h_r = h_er / n if n else float("nan")
+        h_pct = h_r * 100
     combos = pdf[list(key_vars)].assign(n=pdf["pysdc_n"].to_numpy(), fk=fk_c[inv], Fk=Fk_c[inv], risk=rk_row)
     return EngineMeasureRiskResult(
         global_risk_er=er, global_risk=gr, global_risk_pct=gr * 100, global_threshold=thr,
@@ -306,9 +334,11 @@ def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alp
     )
 
 
-def _household_er(table, keys, hid, res, pdf, rk_row, fast_hier) -> float:
-    """Sum over records of the household risk ``1 - prod(1 - r)``: one group-by of the joined records."""
-    na = pdf["pysdc_h_na"].to_numpy(dtype=np.float64)
+def _household_er(table, keys, hid, res, pdf, rk_row, fast_hier, written=None) -> float:
+    """Sum over records of the household risk ``1 - prod(1 - r)``: one group-by of the joined records,
+    or the sum of the column ``hier_risk`` of the per-record table ``written`` to a Parquet file
+    (there a record with a missing id carries its own risk, as below)."""
+    na = pdf["pysdc_n"].to_numpy(dtype=np.float64) - pdf["pysdc_h_n"].to_numpy(dtype=np.float64)
     n_na = int(na.sum())
     if n_na:
         warnings.warn(
@@ -317,6 +347,11 @@ def _household_er(table, keys, hid, res, pdf, rk_row, fast_hier) -> float:
             "gives them the risk of the first household). Fill the ids to link records.",
             PysdcWarning, stacklevel=user_stacklevel(),
         )
+    if written is not None:
+        total, n_nan = table.written_sum(written, "hier_risk")
+        if int(n_nan or 0) and not fast_hier:
+            return float("nan")
+        return float(total or 0.0)
     fs = table.fsum()
     hx = _hid_expr(table, hid, "s.")
     sql = (f"WITH j AS (SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "

@@ -245,15 +245,22 @@ def _open(s: Scan) -> _Backend:
             con = _CONNECTIONS[key] = duckdb.connect(config=config)
             con.execute("SET enable_progress_bar = false")  # pysdc reports its own progress on stderr
         if s.format == "parquet":
-            rel = con.read_parquet(s.source)
-        else:
-            rel = con.read_csv(s.source if len(s.source) > 1 else s.source[0], header=True)
+            return DuckTable(con.sql(f"SELECT * FROM {_read_parquet(s.source)}"), id=s.id, con=con, files=s.source)
+        rel = con.read_csv(s.source if len(s.source) > 1 else s.source[0], header=True)
         return DuckTable(rel, id=s.id, con=con)
     spark = s.spark or _spark_session()
     reader = spark.read
     df = reader.parquet(*s.source) if s.format == "parquet" else reader.csv(list(s.source), header=True,
                                                                                inferSchema=True)
     return SparkTable(df, id=s.id)
+
+
+def _read_parquet(files: list) -> str:
+    """DuckDB's read of Parquet ``files`` in SQL, NaN-safe: without ``can_have_nan`` DuckDB trusts a file's
+    min/max statistics to mean "no NaN" (Parquet writers leave NaN out of them), and then folds
+    ``isnan(x)`` to false and loses NaN values (DuckDB issue #25521)."""
+    listed = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+    return f"read_parquet({listed}, can_have_nan = true)"
 
 
 def _spark_session():
@@ -291,11 +298,12 @@ class EngineTable:
     record order (only for data that fit in memory), ``native`` is the relation / DataFrame.
     """
 
-    def __init__(self, native, kind: str, order: str | None, columns: list):
+    def __init__(self, native, kind: str, order: str | None, columns: list, repeated=()):
         self.native = native
         self.kind = kind
         self.order = order
         self.columns = list(columns)
+        self.repeated = [c for c in repeated if c in self.columns]  # one value per key combination
 
     def __repr__(self) -> str:
         return f"<EngineTable ({self.kind}) columns={self.columns}>"
@@ -308,7 +316,9 @@ class EngineTable:
 
             f = getattr(self.native, "to_arrow_reader", None) or self.native.fetch_record_batch
             reader = f(1 << 20)
-            with pq.ParquetWriter(path, reader.schema) as writer:
+            # dictionary pages where values repeat per key combination; positions and household risks are
+            # (nearly) distinct, where a dictionary only costs time
+            with pq.ParquetWriter(path, reader.schema, use_dictionary=self.repeated) as writer:
                 for batch in reader:
                     writer.write_batch(batch)
         else:
@@ -356,6 +366,11 @@ class _Backend:
         """The product aggregate of ``expr``."""
         return f"product({expr})"
 
+    def window_product(self, expr: str, partition: str) -> str | None:
+        """The product of ``expr`` over the rows of the same ``partition`` as a window, or None where the
+        engine has no product window (then a group-by joined back)."""
+        return None
+
     def is_numeric(self, col) -> bool:
         return self.rclass(col) in ("numeric", "integer", "logical")
 
@@ -363,7 +378,7 @@ class _Backend:
         """The column as a double with NaN made NULL (pandas' missing); ``alias``: a table prefix like ``"s."``."""
         c = alias + self.q(col)
         cls = self.rclass(col)
-        if cls == "logical":
+        if cls in ("logical", "integer"):
             return f"CAST({c} AS DOUBLE)"
         if cls == "character":
             return f"TRY_CAST({c} AS DOUBLE)"
@@ -373,10 +388,11 @@ class _Backend:
 class DuckTable(_Backend):
     kind = "duckdb"
 
-    def __init__(self, rel, *, id=None, con=None):
+    def __init__(self, rel, *, id=None, con=None, files=None):
         self.native = rel
         self.id = id
         self.con = con  # kept alive with the relations made from it
+        self.files = files  # the Parquet files the relation reads (positions come from their row numbers)
         self.columns = list(rel.columns)
         self.types = {c: str(t) for c, t in zip(rel.columns, rel.types)}
 
@@ -385,6 +401,9 @@ class DuckTable(_Backend):
 
     def fsum(self) -> str:
         return "fsum"
+
+    def window_product(self, expr: str, partition: str) -> str | None:
+        return f"product({expr}) OVER (PARTITION BY {partition})"
 
     def rclass(self, col) -> str:
         t = self.types[col].upper()
@@ -436,18 +455,36 @@ class DuckTable(_Backend):
         return self.query(sql, res=res).fetchall()[0]
 
     def with_position(self) -> str:
-        """A SELECT of the records with their 0-based position (or the id) in front."""
+        """A SELECT of the records with their 0-based position (or the id) in front.
+
+        For Parquet files the position is the file's first position plus the row's number in its
+        file (parallel, no window over the whole table); otherwise a ``row_number()`` window."""
         if self.id is not None:
             return f"SELECT * FROM {SRC}"
+        if self.files and not {"file_index", "file_row_number"} & {c.lower() for c in self.columns}:
+            source = _read_parquet(self.files)
+            got = dict(self.con.execute(f"SELECT file_index, count(*) FROM {source} GROUP BY file_index").fetchall())
+            starts = [0, *itertools.accumulate(int(got.get(i, 0)) for i in range(len(self.files)))][:-1]
+            return (f"SELECT list_extract({starts}::BIGINT[], (file_index + 1)::INTEGER) + file_row_number "
+                    f"AS pysdc_position, * FROM {source}")
         return f"SELECT row_number() OVER () - 1 AS pysdc_position, * FROM {SRC}"
+
+    def written_sum(self, path: str, col: str) -> tuple:
+        """(sum of the non-NaN values, number of NaN) of column ``col`` of a Parquet file written here."""
+        import duckdb
+
+        con = self.con or duckdb.connect()
+        c = self.q(col)
+        return con.execute(f"SELECT {self.fsum()}({c}) FILTER (WHERE NOT isnan({c})), count(*) FILTER "
+                           f"(WHERE isnan({c})) FROM {_read_parquet([os.fspath(path)])}").fetchall()[0]
 
     def record_id(self, alias: str = "s.") -> list[str]:
         if self.id:
             return [f"{alias}{self.q(self.id)} AS {self.q(self.id)}"]
         return [f"{alias}pysdc_position AS {POSITION}"]
 
-    def table(self, native, columns, order) -> EngineTable:
-        return EngineTable(native, "duckdb", order, columns)
+    def table(self, native, columns, order, repeated=()) -> EngineTable:
+        return EngineTable(native, "duckdb", order, columns, repeated)
 
 
 class SparkTable(_Backend):
@@ -484,6 +521,8 @@ class SparkTable(_Backend):
         cls = self.rclass(col)
         if cls in ("logical", "character"):
             return f"TRY_CAST({c} AS DOUBLE)"
+        if cls == "integer":
+            return f"CAST({c} AS DOUBLE)"
         return f"(CASE WHEN isnan(CAST({c} AS DOUBLE)) THEN NULL ELSE CAST({c} AS DOUBLE) END)"
 
     def count(self) -> int:
@@ -523,13 +562,20 @@ class SparkTable(_Backend):
     def with_position(self) -> str:
         return f"SELECT * FROM {SRC}"
 
+    def written_sum(self, path: str, col: str) -> tuple:
+        from pyspark.sql import functions as F
+
+        df = self.spark.read.parquet(os.fspath(path))
+        row = df.agg(F.sum(F.when(~F.isnan(col), F.col(col))), F.sum(F.when(F.isnan(col), 1).otherwise(0))).collect()
+        return tuple(row[0])
+
     def record_id(self, alias: str = "s.") -> list[str]:
         if self.id:
             return [f"{alias}{self.q(self.id)} AS {self.q(self.id)}"]
         return [f"{alias}{self.q(c)} AS {self.q(c)}" for c in self.columns]
 
-    def table(self, native, columns, order) -> EngineTable:
-        return EngineTable(native, "spark", order, columns)
+    def table(self, native, columns, order, repeated=()) -> EngineTable:
+        return EngineTable(native, "spark", order, columns, repeated)
 
 
 def path_exists_or_pattern(path: str) -> bool:

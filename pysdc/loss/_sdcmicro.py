@@ -884,8 +884,7 @@ def il_variables(
             stacklevel=user_stacklevel(),
         )
     warn_if_unaligned("il_variables", xf, xmf)
-    contributions = {}
-    total = 0.0
+    sums = {}
     for c in common:
         sa, sb = xf[c], xmf[c]
         ca, cb = r_class(sa), r_class(sb)
@@ -902,10 +901,16 @@ def il_variables(
             s = float(np.sum(_ordinal_distance(codes_a, codes_b, levels)))
         else:
             s = float(np.sum(_nominal_distance(sa, sb)))
-        contributions[c] = s / n if n else np.nan
-        total += s
+        sums[c] = s
+    return il_variables_from_sums(sums, n)
+
+
+def il_variables_from_sums(sums: dict, n: int) -> ILVariablesResult:
+    """IL_variables from each variable's summed distance (in ``x``'s column order) over ``n`` records
+    (pandas sums the records' distances, an engine aggregates them)."""
+    contributions = {c: (s / n if n else np.nan) for c, s in sums.items()}
     with np.errstate(invalid="ignore", divide="ignore"):
-        value = total / (n * len(common)) if n else float("nan")
+        value = float(sum(sums.values())) / (n * len(sums)) if n else float("nan")
     per_variable = pd.Series(contributions, dtype=np.float64, name="il_variables")
     if not np.isfinite(value):
         bad = [k for k, v in contributions.items() if not np.isfinite(v)] if n else []

@@ -166,12 +166,11 @@ def _warn_merging_integers(s: pd.Series, what: str) -> None:
         )
 
 
-def _weights(data: pd.DataFrame, w, *, func: str):
-    if w is None:
-        return None
-    s = data[w]
-    cls = r_class(s)
-    v, lost = r_as_numeric(s)
+def weight_rules(w, *, func: str, cls: str, n_inf: int, n_na: int, n_below: int, smallest, n_nonpos: int,
+                 examples) -> None:
+    """sdcMicro's rules for a weight column, from its counts of infinite, missing, below-1 and
+    non-positive values (the pandas path counts the records, an engine its group-by); ``examples(kind)``
+    gives up to five records (``kind`` "inf" or "na") for the error messages."""
     if cls in ("factor", "ordered", "character", "POSIXct"):
         warnings.warn(
             f"{func}: weight column {w!r} is {cls}; sdcMicro converts it with R's as.numeric "
@@ -180,25 +179,21 @@ def _weights(data: pd.DataFrame, w, *, func: str):
             CoercionWarning,
             stacklevel=user_stacklevel(),
         )
-    if np.isinf(v).any():
-        rows = list(data.index[np.isinf(v)][:5])
+    if n_inf:
         raise InvalidParameterError(
-            f"w: weight column {w!r} has {int(np.isinf(v).sum())} infinite value(s), e.g. at rows {rows}; an "
+            f"w: weight column {w!r} has {n_inf} infinite value(s), e.g. at rows {examples('inf')}; an "
             "infinite weight makes the population frequency Fk of its whole key combination infinite and its "
             "risk 0. Fix or drop those records."
         )
-    bad = np.isnan(v)
-    if bad.any():
-        rows = list(data.index[bad][:5])
+    if n_na:
         raise InvalidParameterError(
-            f"w: weight column {w!r} has {int(bad.sum())} missing (or non-numeric) value(s), e.g. at rows "
-            f"{rows}; sdcMicro cannot use them (its population frequencies become NA and the risk "
+            f"w: weight column {w!r} has {n_na} missing (or non-numeric) value(s), e.g. at rows "
+            f"{examples('na')}; sdcMicro cannot use them (its population frequencies become NA and the risk "
             "computation stops). Impute or drop those records, or call without w."
         )
-    below = (v > 0) & (v < 1)
-    if below.any():
+    if n_below:
         warnings.warn(
-            f"{func}: weight column {w!r} has {int(below.sum())} weight(s) below 1 (smallest {float(v[below].min()):.3g}). "
+            f"{func}: weight column {w!r} has {n_below} weight(s) below 1 (smallest {smallest:.3g}). "
             "Sampling weights are expected to be expansion factors (>= 1: how many population units a record "
             "stands for); with normalised weights the population frequencies Fk can fall below the sample "
             "frequencies fk, individual risks can exceed 1 and are then not probabilities, and the global risk "
@@ -207,14 +202,28 @@ def _weights(data: pd.DataFrame, w, *, func: str):
             DegenerateResultWarning,
             stacklevel=user_stacklevel(),
         )
-    if (v <= 0).any():
+    if n_nonpos:
         warnings.warn(
-            f"{func}: weight column {w!r} has {int((v <= 0).sum())} zero or negative weight(s); sdcMicro "
+            f"{func}: weight column {w!r} has {n_nonpos} zero or negative weight(s); sdcMicro "
             "uses them as they are, so population frequencies Fk can be 0 or negative and the risks of "
             "those records NaN or meaningless. pysdc returns sdcMicro's numbers.",
             DegenerateResultWarning,
             stacklevel=user_stacklevel(),
         )
+
+
+def _weights(data: pd.DataFrame, w, *, func: str):
+    if w is None:
+        return None
+    s = data[w]
+    cls = r_class(s)
+    v, lost = r_as_numeric(s)
+    bad = np.isnan(v)
+    below = (v > 0) & (v < 1)
+    weight_rules(w, func=func, cls=cls, n_inf=int(np.isinf(v).sum()), n_na=int(np.isnan(v).sum()),
+                 n_below=int(below.sum()), smallest=float(v[below].min()) if below.any() else None,
+                 n_nonpos=int((v <= 0).sum()),
+                 examples=lambda kind: list(data.index[np.isinf(v) if kind == "inf" else bad][:5]))
     return v
 
 
