@@ -137,3 +137,43 @@ def test_il_variables_ordinal_declared_on_spark_equals_pandas(spark):
     got = _quiet(pysdc.il_variables, pysdc.scan(sx, id=None), pysdc.scan(sm, id=None), scales=ORDINAL_SCALES)
     _close(ref.per_variable.to_numpy(), got.per_variable[ref.per_variable.index].to_numpy())
     _close(ref.value, got.value)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_positions_of_files_on_spark_are_the_files_rows_in_sorted_order(spark, tmp_path, fmt):
+    """Spark orders a read's partitions by file size, not by file; positions (the per-record tables and
+    the pairing of x and xm) are the rows of the files in sorted order, as on DuckDB and pandas."""
+    x = read_table(REF / "num200_na.csv.gz")
+    xm = read_table(REF / "num200_na_m_na.csv.gz")
+    bounds = {"x": [(0, 7), (7, 150), (150, 200)], "xm": [(0, 120), (120, 125), (125, 200)]}  # other sizes
+    dirs = {}
+    for name, df in (("x", x), ("xm", xm)):
+        d = dirs[name] = tmp_path / name
+        d.mkdir()
+        for i, (lo, hi) in enumerate(bounds[name]):
+            part = df.iloc[lo:hi]
+            if fmt == "parquet":
+                part.to_parquet(d / f"part-{i}.parquet", index=False)
+            else:
+                part.to_csv(d / f"part-{i}.csv", index=False)
+    sx, sm = (pysdc.scan(dirs[n], engine="spark", spark=spark) for n in ("x", "xm"))
+    for method in ("IL1", "IL1s"):
+        _close(_quiet(pysdc.d_utility, x, xm, method=method).value,
+               _quiet(pysdc.d_utility, sx, sm, method=method).value)
+    # per-record tables carry the position
+    keys = read_table(REF / "keys2000_na.csv.gz")[["k3", "k4", "w"]]
+    kd = tmp_path / "keys"
+    kd.mkdir()
+    for i, (lo, hi) in enumerate([(0, 30), (30, 1900), (1900, 2000)]):
+        part = keys.iloc[lo:hi]
+        if fmt == "parquet":
+            part.to_parquet(kd / f"part-{i}.parquet", index=False)
+        else:
+            part.to_csv(kd / f"part-{i}.csv", index=False)
+    ref = _quiet(pysdc.freq_calc, keys, ["k3", "k4"], w="w")
+    ind = _quiet(pysdc.freq_calc, pysdc.scan(kd, engine="spark", spark=spark), ["k3", "k4"], w="w").individual
+    back = ind.to_pandas()
+    assert list(back.columns) == ["position", "fk", "Fk"]
+    assert list(back["position"]) == list(range(len(keys)))
+    np.testing.assert_array_equal(back["fk"], ref.fk)
+    _close(ref.Fk, back["Fk"])

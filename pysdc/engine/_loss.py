@@ -3,7 +3,8 @@
 sdcMicro's dUtility (IL1, IL1s, eigen), IL_correl and IL_variables depend on the records only
 through sums over them: per-variable counts and sums (the means), then centred sums of squares and
 cross-products, distance sums. Each pass is one aggregate query on the engine (the original and
-masked records paired by position -- DuckDB's POSITIONAL JOIN, Spark's zipWithIndex -- or by the
+masked records paired by position -- DuckDB's POSITIONAL JOIN, on Spark a join on the position in the
+files (a DataFrame not read from files: ``zipWithIndex``) -- or by the
 scans' ``id`` column); the small results go through pysdc's own matrix code (:mod:`pysdc.loss`)
 exactly as the pandas path's matrices do. Means are taken first and the squares centred on them
 (no one-pass variance formula), so the numbers agree with pandas to rounding.
@@ -80,19 +81,24 @@ def _paired(x, xm, cols_x: list, cols_m: list, *, raw: bool = False):
     if x.id is not None:
         da, db, on = x.native, xm.native, f"a.{x.q(x.id)} = b.{xm.q(xm.id)}"
     else:
-        da, db, on = _with_index(x.native), _with_index(xm.native), "a.pysdc_idx = b.pysdc_idx"
+        da, db, on = _with_index(x), _with_index(xm), "a.pysdc_position = b.pysdc_position"
     va, vb = f"pysdc_a_{id(da)}", f"pysdc_b_{id(db)}"
     da.createOrReplaceTempView(va)
     db.createOrReplaceTempView(vb)
     return SparkTable(x.spark.sql(f"SELECT {', '.join(sel)} FROM {va} a JOIN {vb} b ON {on}"))
 
 
-def _with_index(df):
-    """A Spark DataFrame with its records' 0-based positions (``pysdc_idx``)."""
+def _with_index(t):
+    """A Spark table's records with their 0-based positions (``pysdc_position``): the rows of the files in
+    sorted order for pysdc.scan of files; for another DataFrame its own order (``zipWithIndex``)."""
+    df = t.positioned()
+    if df is not None:
+        return df
     from pyspark.sql.types import LongType, StructField, StructType
 
-    schema = StructType(list(df.schema.fields) + [StructField("pysdc_idx", LongType(), False)])
-    rdd = df.rdd.zipWithIndex().map(lambda t: tuple(t[0]) + (t[1],))
+    df = t.native
+    schema = StructType(list(df.schema.fields) + [StructField("pysdc_position", LongType(), False)])
+    rdd = df.rdd.zipWithIndex().map(lambda r: tuple(r[0]) + (r[1],))
     return df.sparkSession.createDataFrame(rdd, schema)
 
 

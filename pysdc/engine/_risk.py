@@ -265,9 +265,10 @@ def _records(table, keys, res, columns: dict, *, hid=None):
             tail = f" FROM j LEFT JOIN h ON {hx} = h.pysdc_h"
     sql += f" SELECT {', '.join(ids + out)}{tail}"
     native = table.query(sql, res=res)
-    names = [table.id] if table.id else (["position"] if table.kind == "duckdb" else list(table.columns))
+    positional = table.id is None and table.has_positions()
+    names = [table.id] if table.id else (["position"] if positional else list(table.columns))
     names += list(columns) + (["hier_risk"] if hid is not None else [])
-    order = table.id if table.id else ("position" if table.kind == "duckdb" else None)
+    order = table.id if table.id else ("position" if positional else None)
     return table.table(native, names, order, repeated=list(columns))
 
 

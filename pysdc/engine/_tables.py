@@ -168,8 +168,9 @@ def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit:
         such as ``"register/part-*.parquet"``, a list of files; or a DuckDB relation / Spark
         DataFrame to attach ``id`` to.
     id : str, optional
-        Column identifying records in the per-record results (``individual``); default: the
-        record's 0-based position (DuckDB) or every input column (Spark, which has no positions).
+        Column identifying records in the per-record results (``individual``) and pairing x with
+        xm; default: the record's 0-based position in the files taken in sorted order (DuckDB, and
+        Spark reading files), or every input column (a Spark DataFrame, which has no positions).
     engine : {"duckdb", "spark"}, default "duckdb"
         The engine for files. Spark reads the files through the active SparkSession (or ``spark``).
     memory_limit : str, optional
@@ -252,7 +253,7 @@ def _open(s: Scan) -> _Backend:
     reader = spark.read
     df = reader.parquet(*s.source) if s.format == "parquet" else reader.csv(list(s.source), header=True,
                                                                                inferSchema=True)
-    return SparkTable(df, id=s.id)
+    return SparkTable(df, id=s.id, files=s.source, format=s.format)
 
 
 def _read_parquet(files: list) -> str:
@@ -365,6 +366,10 @@ class _Backend:
     def product(self, expr: str) -> str:
         """The product aggregate of ``expr``."""
         return f"product({expr})"
+
+    def has_positions(self) -> bool:
+        """Whether records have positions (else a per-record table carries every input column)."""
+        return True
 
     def window_product(self, expr: str, partition: str) -> str | None:
         """The product of ``expr`` over the rows of the same ``partition`` as a window, or None where the
@@ -490,12 +495,45 @@ class DuckTable(_Backend):
 class SparkTable(_Backend):
     kind = "spark"
 
-    def __init__(self, df, *, id=None):
+    def __init__(self, df, *, id=None, files=None, format=None):
         self.native = df
         self.id = id
         self.columns = list(df.columns)
         self.types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
         self.spark = df.sparkSession
+        self.files = files  # the files the DataFrame reads (pysdc.scan): positions from the files' rows
+        self.format = format
+        self._positioned = None
+
+    def positioned(self):
+        """The records with their 0-based position ``pysdc_position`` in front: the rows of the files in
+        sorted order, as DuckDB and pandas number them (Spark orders its partitions by file size, so
+        the DataFrame's own order is not the files'). None for a DataFrame not read by pysdc.scan."""
+        if not self.has_positions():
+            return None
+        if self._positioned is None:
+            import urllib.parse
+
+            from pyspark.sql import Window
+            from pyspark.sql import functions as F
+
+            df = self.native.select("*", F.col("_metadata.file_path").alias("pysdc_file"))
+            counts = {os.path.abspath(urllib.parse.unquote(urllib.parse.urlparse(f).path)): (f, int(c))
+                      for f, c in df.groupBy("pysdc_file").count().collect()}
+            starts, at = {}, 0
+            for f in self.files:
+                uri, c = counts.get(os.path.abspath(f), (None, 0))
+                if uri is not None:
+                    starts[uri] = at
+                at += c
+            start = F.create_map(*[F.lit(v) for kv in starts.items() for v in kv])[F.col("pysdc_file")]
+            if self.format == "parquet":  # the row's number in its file
+                row = F.col("_metadata.row_index")
+            else:  # CSV: the order within a file is the DataFrame's (a file's splits keep their order)
+                order = Window.partitionBy("pysdc_file").orderBy(F.monotonically_increasing_id())
+                row = F.row_number().over(order) - 1
+            self._positioned = df.select((start + row).cast("long").alias("pysdc_position"), *self.columns)
+        return self._positioned
 
     def q(self, name) -> str:
         return _quote_spark(name)
@@ -559,8 +597,12 @@ class SparkTable(_Backend):
     def row(self, sql: str, res=None) -> tuple:
         return tuple(self.query(sql, res=res).collect()[0])
 
+    def has_positions(self) -> bool:
+        return bool(self.files) and not {"pysdc_position", "pysdc_file"} & set(self.columns)
+
     def with_position(self) -> str:
-        return f"SELECT * FROM {SRC}"
+        df = self.positioned() if self.id is None else None
+        return f"SELECT * FROM {SRC}" if df is None else f"SELECT * FROM {self._view(df)}"
 
     def written_sum(self, path: str, col: str) -> tuple:
         from pyspark.sql import functions as F
@@ -572,6 +614,8 @@ class SparkTable(_Backend):
     def record_id(self, alias: str = "s.") -> list[str]:
         if self.id:
             return [f"{alias}{self.q(self.id)} AS {self.q(self.id)}"]
+        if self.positioned() is not None:
+            return [f"{alias}pysdc_position AS {POSITION}"]
         return [f"{alias}{self.q(c)} AS {self.q(c)}" for c in self.columns]
 
     def table(self, native, columns, order, repeated=()) -> EngineTable:
