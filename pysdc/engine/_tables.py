@@ -8,6 +8,7 @@ is imported before one of their objects (or a scan) is met.
 
 from __future__ import annotations
 
+import contextlib
 import glob as _glob
 import itertools
 import os
@@ -323,7 +324,8 @@ class EngineTable:
                 for batch in reader:
                     writer.write_batch(batch)
         else:
-            self.native.write.mode("overwrite").parquet(path)
+            with _case_sensitive(self.native.sparkSession):
+                self.native.write.mode("overwrite").parquet(path)
         return path
 
     def to_pandas(self) -> pd.DataFrame:
@@ -340,6 +342,19 @@ class EngineTable:
         if self.kind == "duckdb":
             return int(self.native.aggregate("count(*)").fetchall()[0][0])
         return int(self.native.count())
+
+
+@contextlib.contextmanager
+def _case_sensitive(spark):
+    """Spark compares column names case-insensitively and refuses "fk" beside "Fk" (sdcMicro's names):
+    case-sensitive within the block only."""
+    conf = spark.conf
+    before = conf.get("spark.sql.caseSensitive", "false")
+    conf.set("spark.sql.caseSensitive", "true")
+    try:
+        yield
+    finally:
+        conf.set("spark.sql.caseSensitive", before)
 
 
 # =============================================================================
@@ -607,8 +622,9 @@ class SparkTable(_Backend):
     def written_sum(self, path: str, col: str) -> tuple:
         from pyspark.sql import functions as F
 
-        df = self.spark.read.parquet(os.fspath(path))
-        row = df.agg(F.sum(F.when(~F.isnan(col), F.col(col))), F.sum(F.when(F.isnan(col), 1).otherwise(0))).collect()
+        with _case_sensitive(self.spark):
+            df = self.spark.read.parquet(os.fspath(path))
+            row = df.agg(F.sum(F.when(~F.isnan(col), F.col(col))), F.sum(F.when(F.isnan(col), 1).otherwise(0))).collect()
         return tuple(row[0])
 
     def record_id(self, alias: str = "s.") -> list[str]:
