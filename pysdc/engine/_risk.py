@@ -6,7 +6,10 @@ per combination of raw key values, plus the checks of the weights), pysdc's engi
 (:func:`pysdc.core.freq.freq_core` with ``counts``, the wildcard matching included) computes
 ``fk``/``Fk``/risk per combination exactly as on pandas, and per-record results are a join of the
 records with that table, evaluated lazily by the engine. Household risk is one more group-by of
-the joined records on the household id (``1 - product(1 - risk)``).
+the joined records on the household id (``1 - product(1 - risk)``); per record it is that product as
+a window over the household (DuckDB) or the group-by joined back (Spark). ``pysdc risk --output``
+(:func:`writing_individual`) writes the per-record table while measuring and sums its ``hier_risk``
+instead of grouping again.
 """
 
 from __future__ import annotations
@@ -246,7 +249,8 @@ def _key_match(table, keys, left="s.", right="r.") -> str:
 
 def _records(table, keys, res, columns: dict, *, hid=None):
     """The per-record table: record id, then ``columns`` (output name -> result column of ``res``),
-    and with ``hid`` the household risk (computed by a group-by of the joined records)."""
+    and with ``hid`` the household risk (the product over the household's joined records: a window on
+    DuckDB, a group-by joined back on Spark); records with a missing id keep their own risk."""
     ids = table.record_id("j.")
     sel = [f"r.{c} AS {c}" for c in columns.values()]
     out = [f"j.{c} AS {table.q(name)}" for name, c in columns.items()]
