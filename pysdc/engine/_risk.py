@@ -54,8 +54,19 @@ def writing_individual(path):
 # results
 
 
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class _PerCombination:
+    """The fields an engine's per-combination result adds to its pandas result. Listed first among the
+    bases, so they follow the pandas result's own fields (keyword-only: whatever those fields' defaults)."""
+
+    counts: np.ndarray | None = field(default=None, repr=False)
+    combinations: pd.DataFrame | None = field(default=None, repr=False)
+    individual: object = None
+    n: int = 0
+
+
 @dataclass(frozen=True, eq=False, repr=False)
-class EngineFreqCalcResult(FreqCalcResult):
+class EngineFreqCalcResult(_PerCombination, FreqCalcResult):
     """Result of :func:`pysdc.freq_calc` on an engine (a DuckDB relation, a Spark DataFrame, a scan).
 
     Attributes
@@ -76,10 +87,6 @@ class EngineFreqCalcResult(FreqCalcResult):
         Number of records.
     """
 
-    counts: np.ndarray | None = field(default=None, repr=False)
-    combinations: pd.DataFrame | None = field(default=None, repr=False)
-    individual: object = None
-    n: int = 0
     _ctx: object = field(default=None, repr=False)
 
     def _summary_text(self) -> str:
@@ -388,7 +395,7 @@ def k_anon_engine(table, key_vars, k, w, weighted) -> int:
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class EngineLDiversityResult(LDiversityResult):
+class EngineLDiversityResult(_PerCombination, LDiversityResult):
     """Result of :func:`pysdc.ldiversity` on an engine (a DuckDB relation, a Spark DataFrame, a scan).
 
     Attributes
@@ -405,11 +412,6 @@ class EngineLDiversityResult(LDiversityResult):
     n : int
         Number of records.
     """
-
-    counts: np.ndarray | None = field(default=None, repr=False)
-    combinations: pd.DataFrame | None = field(default=None, repr=False)
-    individual: object = None
-    n: int = 0
 
 
 def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> EngineLDiversityResult:
