@@ -57,10 +57,24 @@ def _quiet(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-def test_risk_on_spark_equals_pandas(spark):
+@pytest.fixture(params=["broadcast", "shuffled"])
+def join_kind(request, spark):
+    """The records join the per-combination results broadcast (pysdc's hint) or shuffled by key (a session
+    that disables broadcast joins): the same numbers either way."""
+    key = "spark.sql.autoBroadcastJoinThreshold"
+    before = spark.conf.get(key)
+    if request.param == "shuffled":
+        spark.conf.set(key, "-1")
+    yield request.param
+    spark.conf.set(key, before)
+
+
+def test_risk_on_spark_equals_pandas(spark, join_kind):
     df = read_table(REF / "keys2000_na.csv.gz")
     keys = ["k1", "k2", "k3", "k4"]
     df = df[keys + ["w", "hid"]].assign(pid=np.arange(len(df)))
+    df["hid"] = df["hid"].astype(float)
+    df.loc[[3, 500, 1999], "hid"] = np.nan  # a household of their own each (pandas and Spark warn alike)
     sdf = pysdc.scan(_sdf(spark, df), id="pid")
     ref = _quiet(pysdc.measure_risk, df, keys, w="w", hid="hid")
     got = _quiet(pysdc.measure_risk, sdf, keys, w="w", hid="hid")

@@ -270,10 +270,10 @@ def _records(table, keys, res, columns: dict, *, hid=None):
         if window is not None:  # the household's product beside each member (no join back)
             out.append(f"CASE WHEN {hx} IS NULL THEN j.pysdc_risk ELSE 1 - {window} END AS {table.q('hier_risk')}")
         else:
-            sql += (f", h AS (SELECT {hx} AS pysdc_h, 1 - {table.product('1 - j.pysdc_risk')} AS pysdc_hr FROM j "
-                    f"WHERE {hx} IS NOT NULL GROUP BY {hx})")
+            h = table.households(f"SELECT {_hid_expr(table, hid, 's.')} AS pysdc_h, r.pysdc_risk AS pysdc_risk "
+                                 f"FROM {SRC} s JOIN pysdc_res r ON {_key_match(table, keys)}", res=res)
             out.append(f"COALESCE(h.pysdc_hr, j.pysdc_risk) AS {table.q('hier_risk')}")
-            tail = f" FROM j LEFT JOIN h ON {hx} = h.pysdc_h"
+            tail = f" FROM j LEFT JOIN {h} h ON {hx} = h.pysdc_h"
     sql += f" SELECT {', '.join(ids + out)}{tail}"
     native = table.query(sql, res=res)
     positional = table.id is None and table.has_positions()
@@ -366,12 +366,10 @@ def _household_er(table, keys, hid, res, pdf, rk_row, fast_hier, written=None) -
         return float(total or 0.0)
     fs = table.fsum()
     hx = _hid_expr(table, hid, "s.")
-    sql = (f"WITH j AS (SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
-           f"{_key_match(table, keys)}), "
-           f"h AS (SELECT count(*) AS m, 1 - {table.product('1 - pysdc_risk')} AS hr FROM j WHERE pysdc_h IS NOT NULL "
-           "GROUP BY pysdc_h) "
-           f"SELECT {fs}(CASE WHEN isnan(hr) THEN 0 ELSE m * hr END), "
-           "sum(CASE WHEN isnan(hr) THEN 1 ELSE 0 END) FROM h")
+    h = table.households(f"SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
+                         f"{_key_match(table, keys)}", res=res)
+    sql = (f"SELECT {fs}(CASE WHEN isnan(pysdc_hr) THEN 0 ELSE pysdc_m * pysdc_hr END), "
+           f"sum(CASE WHEN isnan(pysdc_hr) THEN 1 ELSE 0 END) FROM {h} h")
     total, n_nan = table.row(sql, res=res)
     total = float(total or 0.0)
     own = np.where(na > 0, rk_row * na, 0.0)  # records with a missing id: a household of their own

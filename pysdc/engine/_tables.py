@@ -24,6 +24,9 @@ __all__ = ["Scan", "scan", "EngineTable", "as_table", "engine_kind", "SRC"]
 SRC = "pysdc_src"
 #: position column of the per-record tables (0-based record position in the input)
 POSITION = "position"
+#: Spark: a per-combination result table of at most this many rows is broadcast to the join with the
+#: records (unless the session disables broadcast joins, autoBroadcastJoinThreshold = -1)
+BROADCAST_MAX_COMBINATIONS = 1_000_000
 
 _counter = itertools.count()
 
@@ -378,9 +381,12 @@ class _Backend:
     def fsum(self) -> str:  # the most accurate sum of doubles
         return "sum"
 
-    def product(self, expr: str) -> str:
-        """The product aggregate of ``expr``."""
-        return f"product({expr})"
+    def households(self, records_sql: str, res=None) -> str:
+        """The households of the records of ``records_sql`` (columns ``pysdc_h``, the household id, and
+        ``pysdc_risk``) as a relation to select from: ``pysdc_h``, ``pysdc_m`` (members) and ``pysdc_hr``
+        (``1 - product(1 - risk)``); records with a missing id are left out."""
+        return (f"(SELECT pysdc_h, count(*) AS pysdc_m, 1 - product(1 - pysdc_risk) AS pysdc_hr FROM ({records_sql}) "
+                "WHERE pysdc_h IS NOT NULL GROUP BY pysdc_h)")
 
     def has_positions(self) -> bool:
         """Whether records have positions (else a per-record table carries every input column)."""
@@ -553,9 +559,15 @@ class SparkTable(_Backend):
     def q(self, name) -> str:
         return _quote_spark(name)
 
-    def product(self, expr: str) -> str:
-        # Spark SQL has no product aggregate: fold the (small) per-group list
-        return f"aggregate(collect_list({expr}), CAST(1 AS DOUBLE), (acc, v) -> acc * v)"
+    def households(self, records_sql: str, res=None) -> str:
+        # Spark SQL has no product aggregate, its DataFrame API has one (a hash aggregate; folding a
+        # collect_list in SQL costs a third more): the households as a DataFrame, selected from as a view
+        from pyspark.sql import functions as F
+
+        j = self.query(records_sql, res=res)
+        h = (j.where(F.col("pysdc_h").isNotNull()).groupBy("pysdc_h")
+             .agg(F.count(F.lit(1)).alias("pysdc_m"), (1 - F.product(1 - F.col("pysdc_risk"))).alias("pysdc_hr")))
+        return self._view(h)
 
     def rclass(self, col) -> str:
         t = self.types[col].lower()
@@ -607,7 +619,14 @@ class SparkTable(_Backend):
     def attach(self, handle, results: dict):
         df, cid = handle
         rdf = self.spark.createDataFrame(pd.DataFrame({"pysdc_cid": cid, **results}))
-        return df.join(rdf, "pysdc_cid")
+        res = df.join(rdf, "pysdc_cid")
+        if len(cid) <= BROADCAST_MAX_COMBINATIONS and self.spark.conf.get("spark.sql.autoBroadcastJoinThreshold") != "-1":
+            # the records join this table on their key values: sent whole to every executor, the records
+            # are not shuffled and sorted by key (4x faster); the driver holds it already (as pandas)
+            from pyspark.sql import functions as F
+
+            res = F.broadcast(res)
+        return res
 
     def row(self, sql: str, res=None) -> tuple:
         return tuple(self.query(sql, res=res).collect()[0])
