@@ -21,3 +21,29 @@ def ordinal_pair(n=500, seed=3):
 
 
 ORDINAL_SCALES = {"edu": "ordinal", "score": "ordinal", "size": "ordinal"}
+
+
+def parquet_parts(df: pd.DataFrame, directory, *bounds: int):
+    """``df`` written as a directory of Parquet parts split at the row ``bounds`` (a.parquet, b.parquet, ...)."""
+    directory.mkdir()
+    edges = [0, *bounds, len(df)]
+    for i, (lo, hi) in enumerate(zip(edges[:-1], edges[1:])):
+        df.iloc[lo:hi].to_parquet(directory / f"{chr(ord('a') + i)}.parquet", index=False)
+    return directory
+
+
+def cli_json(argv: list) -> dict:
+    """``pysdc ARGV --json`` run quietly (warnings ignored); its exit code must be 0; the JSON report."""
+    import contextlib
+    import io
+    import json
+    import warnings
+
+    from pysdc.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rc = main([*argv, "--json"])
+    assert rc == 0, f"pysdc {' '.join(map(str, argv))} exited with {rc}"
+    return json.loads(buf.getvalue())

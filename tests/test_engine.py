@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from _engine_data import ORDINAL_SCALES, ordinal_pair
+from _engine_data import ORDINAL_SCALES, cli_json, ordinal_pair, parquet_parts
 
 import pysdc
 from pysdc._io import read_table
@@ -543,23 +543,10 @@ def test_import_pysdc_imports_no_engine():
 # ----------------------------------------------------------------------------- command line
 
 def test_cli_risk_on_a_directory_with_output(tmp_path):
-    from pysdc.cli import main
-
     df = _generated(1500).drop(columns=["c", "t"])
-    d = tmp_path / "data"
-    d.mkdir()
-    df.iloc[:700].to_parquet(d / "a.parquet", index=False)
-    df.iloc[700:].to_parquet(d / "b.parquet", index=False)
+    d = parquet_parts(df, tmp_path / "data", 700)
     out = tmp_path / "risk.parquet"
-    import contextlib
-    import io
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rc = main(["risk", str(d), "--keys", "a,b", "--weight", "w", "--hid", "h", "--output", str(out), "--json"])
-    assert rc == 0
-    report = json.loads(buf.getvalue())
+    report = cli_json(["risk", str(d), "--keys", "a,b", "--weight", "w", "--hid", "h", "--output", str(out)])
     ref = _quiet(pysdc.measure_risk, df, ["a", "b"], w="w", hid="h")
     _close(ref.global_risk_er, report["global"]["expected_reidentifications"])
     _close(ref.hier_risk_er, report["household"]["expected_reidentifications"])
@@ -571,11 +558,6 @@ def test_cli_risk_on_a_directory_with_output(tmp_path):
 
 @pytest.mark.parametrize("by_id", [False, True])
 def test_cli_utility_on_parquet_equals_pandas(tmp_path, by_id):
-    import contextlib
-    import io
-
-    from pysdc.cli import main
-
     x, xm = _input("num200_na"), _input("num200_na_m_na")
     cols = list(x.columns)
     if by_id:  # the masked file in another order: records are paired by the id
@@ -584,13 +566,8 @@ def test_cli_utility_on_parquet_equals_pandas(tmp_path, by_id):
     else:
         xm.to_parquet(tmp_path / "xm.parquet", index=False)
     x.to_parquet(tmp_path / "x.parquet", index=False)
-    buf = io.StringIO()
-    argv = ["utility", str(tmp_path / "x.parquet"), str(tmp_path / "xm.parquet"), "--engine", "duckdb", "--json",
-            "--vars", ",".join(cols)] + (["--id", "pid"] if by_id else [])
-    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert main(argv) == 0
-    report = json.loads(buf.getvalue())
+    report = cli_json(["utility", str(tmp_path / "x.parquet"), str(tmp_path / "xm.parquet"), "--engine", "duckdb",
+                       "--vars", ",".join(cols)] + (["--id", "pid"] if by_id else []))
     x, xm = x[cols], xm[cols]
     for method in ("IL1", "IL1s", "eigen"):
         ref = _quiet(pysdc.d_utility, x, xm, method=method).value
@@ -607,22 +584,11 @@ def test_cli_utility_on_parquet_equals_pandas(tmp_path, by_id):
 def test_cli_risk_report_sections_equal_pandas(tmp_path):
     """pysdc risk --engine duckdb: the distribution of the individual risks (mean, quantiles, bins, risks above 1
     of weights below 1) and the k-anonymity section equal pandas' report of the same file."""
-    import contextlib
-    import io
-
-    from pysdc.cli import main
-
     df = _generated(1500).drop(columns=["c", "t"])
     df.loc[df["a"] == 0, "w"] = 0.2  # weights below 1: risks above 1 (small classes) get their own bin
     df.to_parquet(tmp_path / "d.parquet", index=False)
-    reports = {}
-    for engine in ("pandas", "duckdb"):
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            assert main(["risk", str(tmp_path / "d.parquet"), "--keys", "a,b,h", "--weight", "w", "--engine", engine,
-                         "--no-suda", "--json"]) == 0
-        reports[engine] = json.loads(buf.getvalue())
+    reports = {engine: cli_json(["risk", str(tmp_path / "d.parquet"), "--keys", "a,b,h", "--weight", "w",
+                                 "--engine", engine, "--no-suda"]) for engine in ("pandas", "duckdb")}
     ref, got = reports["pandas"], reports["duckdb"]
     assert got["individual_risk"]["n_above_1"] > 0
     for section in ("individual_risk", "k_anonymity"):

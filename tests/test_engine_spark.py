@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _engine_data import cli_json, parquet_parts
 
 import pysdc
 from pysdc._io import read_table
@@ -196,28 +197,27 @@ def test_positions_of_files_on_spark_are_the_files_rows_in_sorted_order(spark, t
 def test_pysdc_risk_output_on_spark_equals_pandas(spark, tmp_path):
     """``pysdc risk --engine spark --output DIR``: the per-record table written as a directory of part files
     while measuring, the household risk from its hier_risk, the numbers those of pandas."""
-    import contextlib
-    import io
-    import json
-
-    from pysdc.cli import main
-
     df = read_table(REF / "keys2000_na.csv.gz")[["k3", "k4", "w", "hid"]]
-    d = tmp_path / "data"
-    d.mkdir()
-    df.iloc[:500].to_parquet(d / "a.parquet", index=False)
-    df.iloc[500:].to_parquet(d / "b.parquet", index=False)
+    d = parquet_parts(df, tmp_path / "data", 500)
     out = tmp_path / "risk_out"
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rc = main(["risk", str(d), "--keys", "k3,k4", "--weight", "w", "--hid", "hid", "--engine", "spark",
-                   "--output", str(out), "--json"])
-    assert rc == 0
-    report = json.loads(buf.getvalue())
+    report = cli_json(["risk", str(d), "--keys", "k3,k4", "--weight", "w", "--hid", "hid", "--engine", "spark",
+                       "--output", str(out)])
     ref = _quiet(pysdc.measure_risk, df, ["k3", "k4"], w="w", hid="hid")
     _close(ref.global_risk_er, report["global"]["expected_reidentifications"])
     _close(ref.hier_risk_er, report["household"]["expected_reidentifications"])
     back = pd.read_parquet(out).sort_values("position")
     assert list(back["position"]) == list(range(len(df)))
     _close(ref.individual["hier_risk"], back["hier_risk"], atol=HIER.atol)
+
+
+def test_weight_error_on_spark_files_names_rows_as_pandas(spark, tmp_path):
+    """A missing weight in files read by pysdc.scan(engine="spark"): the error names the records by their
+    positions in the files, as pandas names its rows."""
+    df = read_table(REF / "keys2000_na.csv.gz")[["k3", "k4", "w"]]
+    df["w"] = df["w"].where(~df.index.isin([3, 1500, 1501]))
+    d = parquet_parts(df, tmp_path / "data", 1000)
+    with pytest.raises(pysdc.InvalidParameterError) as ref:
+        pysdc.freq_calc(df, ["k3", "k4"], w="w")
+    with pytest.raises(pysdc.InvalidParameterError) as got:
+        pysdc.freq_calc(pysdc.scan(d, engine="spark", spark=spark), ["k3", "k4"], w="w")
+    assert "1500" in str(ref.value) and str(got.value) == str(ref.value)

@@ -239,10 +239,10 @@ def _check_weights(table, w, func, *, clean: bool) -> None:
 
 def _examples(table, condition: str) -> list:
     """The first five records meeting ``condition``, as the pandas path names them (the rows of a default
-    index): their positions, or the scan's id values; on Spark without an id (no positions) none."""
+    index): their positions, or the scan's id values; none for a Spark DataFrame without an id (no positions)."""
     if table.id:
         col = table.q(table.id)
-    elif table.kind == "duckdb":
+    elif table.has_positions():
         col = "pysdc_position"
     else:
         return []

@@ -419,6 +419,7 @@ class DuckTable(_Backend):
         self.id = id
         self.con = con  # kept alive with the relations made from it
         self.files = files  # the Parquet files the relation reads (positions come from their row numbers)
+        self._starts = None
         self.columns = list(rel.columns)
         self.types = {c: str(t) for c, t in zip(rel.columns, rel.types)}
 
@@ -489,9 +490,10 @@ class DuckTable(_Backend):
             return f"SELECT * FROM {SRC}"
         if self.files and not {"file_index", "file_row_number"} & {c.lower() for c in self.columns}:
             source = _read_parquet(self.files)
-            got = dict(self.con.execute(f"SELECT file_index, count(*) FROM {source} GROUP BY file_index").fetchall())
-            starts = [0, *itertools.accumulate(int(got.get(i, 0)) for i in range(len(self.files)))][:-1]
-            return (f"SELECT list_extract({starts}::BIGINT[], (file_index + 1)::INTEGER) + file_row_number "
+            if self._starts is None:  # each file's first position (counted once per table)
+                got = dict(self.con.execute(f"SELECT file_index, count(*) FROM {source} GROUP BY file_index").fetchall())
+                self._starts = [0, *itertools.accumulate(int(got.get(i, 0)) for i in range(len(self.files)))][:-1]
+            return (f"SELECT list_extract({self._starts}::BIGINT[], (file_index + 1)::INTEGER) + file_row_number "
                     f"AS pysdc_position, * FROM {source}")
         return f"SELECT row_number() OVER () - 1 AS pysdc_position, * FROM {SRC}"
 
@@ -582,13 +584,9 @@ class SparkTable(_Backend):
         return "character"
 
     def num(self, col, alias: str = "") -> str:
-        c = alias + self.q(col)
-        cls = self.rclass(col)
-        if cls in ("logical", "character"):
-            return f"TRY_CAST({c} AS DOUBLE)"
-        if cls == "integer":
-            return f"CAST({c} AS DOUBLE)"
-        return f"(CASE WHEN isnan(CAST({c} AS DOUBLE)) THEN NULL ELSE CAST({c} AS DOUBLE) END)"
+        if self.rclass(col) == "logical":  # booleans through TRY_CAST on Spark; the other classes as on DuckDB
+            return f"TRY_CAST({alias + self.q(col)} AS DOUBLE)"
+        return super().num(col, alias)
 
     def count(self) -> int:
         return int(self.native.count())
