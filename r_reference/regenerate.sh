@@ -20,6 +20,7 @@ if [ "$#" -eq 0 ]; then
     rm -f inputs/*.csv.gz inputs/*.schema.json
     python3 make_inputs.py
     Rscript make_masked_inputs.R
+    Rscript make_real_inputs.R
     for m in make_cases_*.py; do  # case lists of measures that keep their own
         [ -e "$m" ] && python3 "$m"
     done
