@@ -21,10 +21,16 @@ import pandas as pd
 
 from ._errors import InvalidParameterError
 
-__all__ = ["histogram", "density", "boxplot", "mosaic", "coefficient_intervals", "utility_plots"]
+__all__ = ["histogram", "density", "boxplot", "mosaic", "coefficient_intervals", "utility_plots", "plain"]
 
 COLORS = ("#1f77b4", "#d62728")  # original, masked
 LABELS = ("original", "masked")
+
+
+def plain(text) -> str:
+    """``text`` as matplotlib draws it literally: a ``$`` of a column name or category label would otherwise
+    start mathtext (``$x$`` typeset, an unbalanced or malformed ``$...$`` an error when the figure is drawn)."""
+    return str(text).replace("$", r"\$")
 
 
 def _figure(width=7.0, height=4.0):
@@ -72,8 +78,8 @@ def histogram(x: pd.DataFrame, xm: pd.DataFrame, var: str, *, bins: int = 40, lo
     for ax, v, n_all, c, lab in zip(axes, (a_, b_), (len(x), len(xm)), COLORS, LABELS):
         ax.hist(v, bins=edges, color=c, alpha=0.8, edgecolor="white", linewidth=0.3)
         left = n_all - v.size
-        ax.set_title(f"{var}: {lab}" + (f" ({left} not shown)" if left else ""), fontsize=10)
-        ax.set_xlabel(var)
+        ax.set_title(f"{plain(var)}: {lab}" + (f" ({left} not shown)" if left else ""), fontsize=10)
+        ax.set_xlabel(plain(var))
         if log:
             ax.set_xscale("log")
     axes[0].set_ylabel("records")
@@ -123,9 +129,9 @@ def density(x: pd.DataFrame, xm: pd.DataFrame, var: str, *, points: int = 512, c
         dens /= v.size * h * np.sqrt(2 * np.pi)
         ax.plot(grid, dens, color=c, label=f"{lab} (n = {v.size}, bw = {h:.3g})")
     ax.set_xlim(lo, hi)
-    ax.set_xlabel(var)
+    ax.set_xlabel(plain(var))
     ax.set_ylabel("density")
-    ax.set_title(f"Density of {var}: original and masked", fontsize=10)
+    ax.set_title(f"Density of {plain(var)}: original and masked", fontsize=10)
     ax.legend(fontsize=8)
     return fig
 
@@ -144,8 +150,8 @@ def boxplot(x: pd.DataFrame, xm: pd.DataFrame, var: str, *, log: bool = False):
         patch.set_alpha(0.5)
     if log:
         ax.set_yscale("log")
-    ax.set_ylabel(var)
-    ax.set_title(f"{var}: before and after masking", fontsize=10)
+    ax.set_ylabel(plain(var))
+    ax.set_title(f"{plain(var)}: before and after masking", fontsize=10)
     return fig
 
 
@@ -206,15 +212,15 @@ def mosaic(x: pd.DataFrame, xm: pd.DataFrame, var1: str, var2: str):
                         ax.text(xpos + wpx / 2, ypos + hpx / 2, f"{int(col[j])}", ha="center", va="center", fontsize=6)
                 ypos += hpx + gap
             if wpx > 0:
-                ax.text(xpos + wpx / 2, -0.02, l1[i], ha="right", va="top", rotation=45, fontsize=7)
+                ax.text(xpos + wpx / 2, -0.02, plain(l1[i]), ha="right", va="top", rotation=45, fontsize=7)
             xpos += wpx + (gap if wd > 0 else 0)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         ax.set_xticks([])
         ax.set_yticks([])
-        ax.set_title(f"{var1} x {var2}: {lab} (n = {int(total)})", fontsize=10)
-    handles = [matplotlib.patches.Patch(color=cmap(j), label=str(v)) for j, v in enumerate(l2)]
-    fig.legend(handles=handles, title=var2, loc="outside right center", fontsize=7, title_fontsize=8)
+        ax.set_title(f"{plain(var1)} x {plain(var2)}: {lab} (n = {int(total)})", fontsize=10)
+    handles = [matplotlib.patches.Patch(color=cmap(j), label=plain(v)) for j, v in enumerate(l2)]
+    fig.legend(handles=handles, title=plain(var2), loc="outside right center", fontsize=7, title_fontsize=8)
     return fig
 
 
@@ -246,9 +252,10 @@ def coefficient_intervals(comparison, *, coefficients=None, intercept: bool = Fa
         ax.errorbar(est, ys + off, xerr=[est - lo, hi - est], fmt="o", color=c, ms=4, capsize=3, label=lab)
     ax.axvline(0.0, color="grey", lw=0.8, ls=":")
     ax.set_yticks(ys)
-    ax.set_yticklabels([f"{n}  (J = {j:.2f})" for n, j in zip(names, t["overlap"].to_numpy(dtype=float))], fontsize=8)
+    ax.set_yticklabels([f"{plain(n)}  (J = {j:.2f})" for n, j in zip(names, t["overlap"].to_numpy(dtype=float))],
+                       fontsize=8)
     ax.set_xlabel(f"estimate with {100 * comparison.level:g} % interval")
-    ax.set_title(comparison.formula, fontsize=9)
+    ax.set_title(plain(comparison.formula), fontsize=9)
     ax.legend(fontsize=8, loc="best")
     return fig
 

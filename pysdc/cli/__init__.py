@@ -25,9 +25,11 @@ as ``null`` (NaN, R's NA) or as the strings ``"Inf"`` / ``"-Inf"``. Warnings
 are listed under ``"warnings"`` as ``{"category", "message", "where"}``.
 
 Exit status: 0 on success (also when a single measure could not be computed:
-that measure reports ``"status": "error"``), 2 for unusable input or
-arguments (one line ``pysdc: error: ...`` on stderr, no traceback; argument
-errors end with a pointer to the command's ``--help``).
+that measure reports ``"status": "error"``), 2 for any failure: unusable input or
+arguments, an engine's error (translated, with the advice that fits), too little
+memory, or an internal error (one line ``pysdc: error: ...`` on stderr, never a
+traceback unless the environment variable ``PYSDC_DEBUG=1`` asks for it; argument
+errors end with a pointer to the command's ``--help``); 130 when interrupted.
 
 The commands only parse their arguments and render: the numbers come from the library
 (:mod:`pysdc.report` builds the report model, :mod:`pysdc.parity` the parity checks).
@@ -38,9 +40,8 @@ from __future__ import annotations
 import argparse  # noqa: F401 (the parser classes derive from it)
 import sys
 
-from .._errors import PysdcError
 from . import report, risk, utility
-from ._common import PROG, ArgumentParser, one_line, silence_stdout, version
+from ._common import PROG, ArgumentParser, report_failure, silence_stdout, version
 
 __all__ = ["main", "build_parser"]
 
@@ -114,9 +115,8 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # e.g. `pysdc utility --demo | head`: stop quietly
         silence_stdout()
         return 1
-    except (PysdcError, OSError) as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # every other failure: one line, exit 2, the traceback only with PYSDC_DEBUG=1
+        return report_failure(exc, args)

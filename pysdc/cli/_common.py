@@ -247,8 +247,87 @@ def one_line(exc: BaseException) -> str:
         return f"no such file: {exc.filename!r}"
     if isinstance(exc, OSError) and exc.strerror and exc.filename:
         return f"{exc.strerror}: {exc.filename!r}"
-    text = " ".join(str(exc).split())
+    try:
+        text = " ".join(_shorten_word(w) for w in str(exc).split())
+    except Exception:  # a message that cannot be rendered (e.g. a huge or broken object in it)
+        text = ""
     return text or type(exc).__name__
+
+
+def _shorten_word(word: str, limit: int = 120) -> str:
+    """A run of text without spaces (e.g. a CSV line of megabytes quoted in an engine's message), cut."""
+    return word if len(word) <= limit else f"{word[:limit - 20]}...({len(word):,} characters)"
+
+
+#: longest error line printed (an engine's message can quote a CSV line of megabytes)
+_MAX_ERROR = 2000
+
+
+def _input_paths(args) -> list[str]:
+    return [p for p in (getattr(args, a, None) for a in ("data", "original", "masked")) if isinstance(p, str)]
+
+
+def failure_text(exc: BaseException, args=None) -> str:
+    """The text after ``pysdc: error:`` for any exception a command raised (issue 23: every failure
+    is one line and exit 2, never a traceback)."""
+    from ..engine._errors import is_engine_exception, translate
+
+    if isinstance(exc, PysdcError):
+        return one_line(exc)
+    if is_engine_exception(exc):  # DuckDB, Arrow, Spark (also Arrow's OSErrors: their text says more)
+        err = translate(exc, memory_limit=getattr(args, "memory_limit", None), paths=_input_paths(args))
+        return one_line(err)
+    if isinstance(exc, MemoryError):
+        return ("out of memory: the data (or one line of a CSV file) do not fit in this machine's memory. Read "
+                "fewer columns, use --engine duckdb (it reads files out of core; with --memory-limit), or run on "
+                "a machine with more memory.")
+    if isinstance(exc, RecursionError):
+        return ("the input is nested too deeply to process (Python's recursion limit was reached), e.g. a "
+                "formula or condition with hundreds of nested parentheses; write it flatter.")
+    if isinstance(exc, UnicodeError):
+        enc = getattr(args, "encoding", None)
+        return (f"a file is not valid {enc or 'UTF-8'} text ({one_line(exc)}); give its encoding with "
+                "--encoding, e.g. --encoding latin-1.")
+    if isinstance(exc, OSError):
+        text = one_line(exc)
+        if not exc.filename and any(w in text.lower() for w in ("thrift", "parquet")):  # Arrow's plain OSErrors
+            return one_line(translate(exc, engine="arrow", paths=_input_paths(args)))
+        return text
+    try:
+        from pandas.errors import EmptyDataError, ParserError
+    except ImportError:  # pragma: no cover
+        EmptyDataError = ParserError = ()
+    if isinstance(exc, EmptyDataError):
+        return f"a file has no data: {one_line(exc)}" + _where(args)
+    if isinstance(exc, ParserError):
+        return (f"a CSV file cannot be parsed{_where(args)}: {one_line(exc)}. Check its separator (--sep) and "
+                "quotes.")
+    return (f"internal error: {type(exc).__name__}: {one_line(exc)} (please report it; rerun with "
+            "PYSDC_DEBUG=1 for the traceback)")
+
+
+def _where(args) -> str:
+    paths = _input_paths(args)
+    return f" (reading {', '.join(repr(p) for p in paths)})" if paths else ""
+
+
+def report_failure(exc: BaseException, args=None) -> int:
+    """Print ``pysdc: error: ...`` for ``exc`` on stderr (its traceback first when ``PYSDC_DEBUG`` is set);
+    exit status 2."""
+    import os
+
+    if os.environ.get("PYSDC_DEBUG", "").strip() not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    try:
+        text = failure_text(exc, args)
+    except Exception as inner:  # the translation itself must not end in a traceback
+        text = f"internal error: {type(exc).__name__} (and {type(inner).__name__} describing it; please report it)"
+    if len(text) > _MAX_ERROR:
+        text = text[: _MAX_ERROR - 3] + "..."
+    print(f"{PROG}: error: {text}", file=sys.stderr)
+    return 2
 
 
 def emit_report(report: dict, ws: Warnings, as_json: bool, render, out) -> int:

@@ -63,26 +63,32 @@ def run_on_engine(func, params: dict, arguments: dict) -> Outcome:
     values = validate(params, dummy)
     for n, t in tables.items():
         values[n] = t
-    if name in _RISK:
-        from . import _risk
+    from ._errors import engine_errors
 
-        if name == "freq_calc":
-            result = _risk.freq_calc_engine(values["data"], values["key_vars"], values["w"], values["alpha"])
-        elif name == "measure_risk":
-            result = _risk.measure_risk_engine(values["data"], values["key_vars"], values["w"], values["hid"],
-                                               values["max_global_risk"], values["fast_hier"], values["alpha"])
-        elif name == "ldiversity":
-            result = _risk.ldiversity_engine(values["data"], values["key_vars"], values["ldiv_index"],
-                                             values["l_recurs_c"])
-        else:
-            result = _risk.k_anon_engine(values["data"], values["key_vars"], values["k"], values["w"],
-                                         values["weighted"])
-    else:
-        from . import _loss
-
-        result = getattr(_loss, f"{name}_engine")(**values)
+    limit = next((v.memory_limit for v in frames.values() if getattr(v, "memory_limit", None)), None)
+    with engine_errors(memory_limit=limit):  # DuckDB's, Arrow's and Spark's exceptions as pysdc's, with advice
+        result = _compute(name, values)
     return Outcome(arguments, result=result)
 
 
 def params_frames(params: dict) -> list:
     return [n for n, c in params.items() if isinstance(c, Frame)]
+
+
+def _compute(name: str, values: dict):
+    """The engine version of measure ``name`` on the validated ``values``."""
+    if name in _RISK:
+        from . import _risk
+
+        if name == "freq_calc":
+            return _risk.freq_calc_engine(values["data"], values["key_vars"], values["w"], values["alpha"])
+        if name == "measure_risk":
+            return _risk.measure_risk_engine(values["data"], values["key_vars"], values["w"], values["hid"],
+                                             values["max_global_risk"], values["fast_hier"], values["alpha"])
+        if name == "ldiversity":
+            return _risk.ldiversity_engine(values["data"], values["key_vars"], values["ldiv_index"],
+                                           values["l_recurs_c"])
+        return _risk.k_anon_engine(values["data"], values["key_vars"], values["k"], values["w"], values["weighted"])
+    from . import _loss
+
+    return getattr(_loss, f"{name}_engine")(**values)

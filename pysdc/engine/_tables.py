@@ -100,7 +100,11 @@ class Scan:
     def table(self) -> _Backend:
         """The backend table (opened once)."""
         if self._table is None:
-            self._table = _open(self)
+            from ._errors import engine_errors
+
+            with engine_errors(memory_limit=self.memory_limit,
+                               paths=self.source if isinstance(self.source, list) else None):
+                self._table = _open(self)
         return self._table
 
     @property

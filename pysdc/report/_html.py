@@ -174,14 +174,14 @@ class _Figures:
         """``<figure>`` with the figure ``make()`` returns, or a note when it cannot be drawn."""
         if not self.on:
             return ""
-        try:
+        buf = io.BytesIO()
+        try:  # drawing (savefig) can fail too, e.g. on a label matplotlib reads as mathtext
             fig = make()
+            fig.savefig(buf, format="png", dpi=80)
         except (PysdcError, ValueError) as exc:
             return _note(f"{alt}: not drawn ({' '.join(str(exc).split())}).")
         except Exception as exc:  # a figure must not cost the report: say so and go on
             return _note(f"{alt}: not drawn (internal error {type(exc).__name__}: {exc}; please report it).")
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=80)
         data = base64.b64encode(buf.getvalue()).decode("ascii")
         self.count += 1
         return (f'<figure><img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
@@ -226,16 +226,18 @@ def _suda_hist(dis: np.ndarray, dis_m: np.ndarray | None):
 
 
 def _bars(frame: pd.DataFrame, title: str):
+    from ..plots import plain  # the data's names are drawn literally (a "$" would start mathtext)
+
     fig = _new_figure(7.0, 0.9 + 0.35 * len(frame) * max(1, frame.shape[1]) / 2)
     ax = fig.subplots()
     y = np.arange(len(frame))
     hgt = 0.8 / max(1, frame.shape[1])
     for j, col in enumerate(frame.columns):
-        ax.barh(y + j * hgt, frame[col].to_numpy(dtype=float), height=hgt, label=str(col))
+        ax.barh(y + j * hgt, frame[col].to_numpy(dtype=float), height=hgt, label=plain(col))
     ax.set_yticks(y + hgt * (frame.shape[1] - 1) / 2)
-    ax.set_yticklabels([str(i) for i in frame.index], fontsize=8)
+    ax.set_yticklabels([plain(i) for i in frame.index], fontsize=8)
     ax.invert_yaxis()
-    ax.set_title(title, fontsize=10)
+    ax.set_title(plain(title), fontsize=10)
     ax.legend(fontsize=8)
     return fig
 
