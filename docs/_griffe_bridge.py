@@ -1,0 +1,46 @@
+"""A Griffe extension: the R bridge's wrappers, which ``pysdc.r`` makes at import time from the registry.
+
+``pysdc/r/__init__.py`` adds one wrapper per registered measure (``globals().update(_WRAPPERS)``), so a
+static reading of the source does not see them. This extension imports ``pysdc.r`` (which starts neither
+R nor rpy2) and adds each wrapper to the static model with its real signature and docstring, so the API
+reference documents exactly the functions users call.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import griffe
+
+_KINDS = {
+    inspect.Parameter.POSITIONAL_ONLY: griffe.ParameterKind.positional_only,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: griffe.ParameterKind.positional_or_keyword,
+    inspect.Parameter.VAR_POSITIONAL: griffe.ParameterKind.var_positional,
+    inspect.Parameter.KEYWORD_ONLY: griffe.ParameterKind.keyword_only,
+    inspect.Parameter.VAR_KEYWORD: griffe.ParameterKind.var_keyword,
+}
+
+
+def _annotation(a) -> str | None:
+    if a is inspect.Parameter.empty:
+        return None
+    return a if isinstance(a, str) else inspect.formatannotation(a)
+
+
+class RBridgeWrappers(griffe.Extension):
+    def on_module_members(self, *, mod: griffe.Module, **kwargs) -> None:  # noqa: ARG002
+        if mod.path != "pysdc.r":
+            return
+        from pysdc.r._measures import WRAPPERS
+
+        for name, fn in WRAPPERS.items():
+            sig = inspect.signature(fn)
+            params = griffe.Parameters(*(
+                griffe.Parameter(p.name, annotation=_annotation(p.annotation), kind=_KINDS[p.kind],
+                                 default=None if p.default is inspect.Parameter.empty else repr(p.default))
+                for p in sig.parameters.values()
+            ))
+            func = griffe.Function(name, parameters=params, returns=_annotation(sig.return_annotation),
+                                   lineno=0, endlineno=0)
+            func.docstring = griffe.Docstring(inspect.cleandoc(fn.__doc__ or ""), parent=func, lineno=0, endlineno=0)
+            mod.set_member(name, func)
