@@ -24,7 +24,11 @@ For the measures that compare every column of two frames ``x`` and ``xm`` (``d_u
 ``il_entropy``, ``gsil``, ``d_risk``, ``d_risk_rmd``) a problem in ``x`` (or ``xm``) stands for its
 declared variables: the numeric ones (``num_vars``) for the measures on continuous variables, the key
 and numeric ones for the others; a DataFrame passed as the other frame is cut to the same variables.
-Other measures on two frames get the whole data and the problem's weight. Arguments given
+Other measures on two frames get the whole data and the problem's weight. Measures of one file
+(``measure_risk``, ``freq_calc``, ``suda2``, ``ldiversity``, ``k_anon_violations``, ``mod_risk`` ...) get
+the problem's :attr:`~pysdc.SdcProblem.sdc_data`: its text key variables as factors, as sdcMicro's
+``createSdcObj`` makes them, so ``pysdc.suda2(problem)`` is sdcMicro's ``suda2(sdc)``, not its
+``suda2(data.frame)``. Arguments given
 explicitly are never overridden. Only functions that declare their frames with
 ``@validate_params`` take a problem (today the analysts' checks ``compare_estimates``,
 ``compare_regression``, ``gini`` and ``ci_overlap`` do not; they take DataFrames).
@@ -117,7 +121,8 @@ def from_problem(func, params: dict, arguments: dict) -> dict:
             out[name] = v
         return out
     for name, p in problems.items():
-        out[name] = p.data
+        # the measures of one file see the data as createSdcObj holds them: text keys as factors
+        out[name] = p.sdc_data
     spec = problems.get("x") or next(iter(problems.values()))
     for arg, attr in FILL.items():
         if arg not in sig.parameters:

@@ -36,7 +36,8 @@ from ._results import _Repr
 from ._types import r_class
 from ._validation import user_stacklevel
 
-__all__ = ["SdcProblem", "ProblemRisk", "ProblemUtility", "ProblemComparison", "origin", "K_ANON_KS"]
+__all__ = ["SdcProblem", "ProblemRisk", "ProblemUtility", "ProblemComparison", "origin", "K_ANON_KS", "as_sdc_keys",
+           "DEFAULT_COLLATION"]
 
 #: the k of the k-anonymity violation counts
 K_ANON_KS = (2, 3, 5)
@@ -63,6 +64,64 @@ def origin(measure: str) -> str:
     except KeyError:
         return "pysdc"
     return f"sdcMicro: {m.r}" if m.r else "literature"
+
+
+# =============================================================================
+# createSdcObj's conversion of the key variables
+
+#: the default order of factor levels made from text: R in a UTF-8 locale with ICU (see pysdc.core.collate)
+DEFAULT_COLLATION = "icu"
+
+
+def as_sdc_keys(data: pd.DataFrame, key_vars, *, collation: str = DEFAULT_COLLATION,
+                what: str = "SdcProblem") -> pd.DataFrame:
+    """``data`` with its text key variables made factors, as sdcMicro's ``createSdcObj`` does.
+
+    ``createSdcObj`` turns every character key variable into a factor (``as.factor``) before any
+    measure sees it; every other column (numbers, logicals, factors, the sensitive variables) stays
+    as it is. The factor's levels are the distinct texts sorted as R sorts them under
+    ``collation`` (:mod:`pysdc.core.collate`): ``"icu"`` for R in a UTF-8 locale (the default
+    of R on Linux and macOS, and of the R that made pysdc's references), ``"C"`` for R with
+    ``LC_COLLATE=C`` (code point order). The order decides the factor codes, which sdcMicro's
+    suda2 feeds to its DIS-SUDA hash (a different order moves every DIS-SUDA score by up to
+    ~1e-7 relative) and which order its tables.
+
+    Returns a shallow copy with the converted columns (``data`` itself when nothing changes).
+    Warns (:class:`~pysdc.PysdcWarning`) when a text holds characters whose ICU order pysdc does
+    not reproduce.
+    """
+    from .core.collate import COLLATIONS, r_sort_text
+
+    if collation not in COLLATIONS:
+        raise InvalidParameterError(
+            f"collation must be one of {list(COLLATIONS)} (R in a UTF-8 locale with ICU, or R with "
+            f"LC_COLLATE=C); got {collation!r}."
+        )
+    out = None
+    for k in key_vars:
+        s = data[k]
+        try:
+            cls = r_class(s)
+        except InvalidParameterError:
+            continue
+        if cls != "character":
+            continue
+        text = s.dropna()
+        distinct = pd.unique(text.astype(str).to_numpy(dtype=object)) if len(text) else []
+        levels, unverified = r_sort_text([str(v) for v in distinct], collation)
+        if unverified:
+            warnings.warn(
+                f"{what}: key variable {k!r} is text with characters whose place in R's (ICU) collation pysdc "
+                f"does not reproduce (e.g. {unverified[:3]}); its factor levels, and so the factor codes "
+                "sdcMicro's suda2 hashes, may be ordered differently from R's. Give the order yourself: "
+                f"data[{k!r}] = pd.Categorical(data[{k!r}], categories=[...]) (on the command line: "
+                "--ordered or --categorical after sorting the levels in R).",
+                _pysdc_warning(), stacklevel=user_stacklevel(),
+            )
+        if out is None:
+            out = data.copy(deep=False)
+        out[k] = pd.Categorical(s, categories=levels)
+    return data if out is None else out
 
 
 # =============================================================================
@@ -411,6 +470,10 @@ class SdcProblem:
         by :meth:`to_r`; pysdc's native risk measures are computed over the whole file.
     sensitive : list of str, optional
         Sensitive variables (sdcMicro's ``sensibleVar``): l-diversity.
+    collation : {"icu", "C"}, default "icu"
+        The order of the factor levels made from text key variables: R's order in a UTF-8 locale
+        (ICU's collation; R's default on Linux and macOS) or with ``LC_COLLATE=C`` (code point
+        order, Python's). See :func:`as_sdc_keys`.
 
     Raises
     ------
@@ -433,6 +496,15 @@ class SdcProblem:
     front. Like sdcMicro it accepts weights <= 0 (with a warning). sdcMicro's risk does not depend on
     ``strataVar`` (it is used by its masking methods), so the native risk measures ignore ``strata``.
 
+    **Text key variables** follow ``createSdcObj``, not the data.frame functions: createSdcObj turns
+    character key variables into factors first (levels sorted as R sorts text, ``collation``), so
+    ``suda2``, ``ldiversity``, ``freqCalc`` and ``modRisk`` on the object see the categories, while the
+    same functions on a data.frame apply R's ``as.numeric`` and see every text as missing. The problem
+    object measures :attr:`sdc_data` (the data with text keys as categoricals); the bare functions
+    (:func:`pysdc.suda2`, :func:`pysdc.ldiversity`, :func:`pysdc.freq_calc`) keep the data.frame
+    semantics. A text *sensitive* variable stays text, as in createSdcObj, so ``ldiversity`` turns
+    it into NA there too (pysdc warns; declare it categorical to count its categories).
+
     sdcMicro's ``createSdcObj`` also holds the masked data and applies methods to it; pysdc measures
     only, so the masked data are an argument of :meth:`utility`, :meth:`compare` and :meth:`report`
     (same records in the same order, the same column names). Every number equals the individual
@@ -451,8 +523,11 @@ class SdcProblem:
     >>> table = p.compare(xm).frame   # risk before/after, information loss
     """
 
-    def __init__(self, data, key_vars, *, num_vars=(), w=None, hid=None, strata=None, sensitive=()):
+    def __init__(self, data, key_vars, *, num_vars=(), w=None, hid=None, strata=None, sensitive=(),
+                 collation: str = DEFAULT_COLLATION):
         spec = _validate(data, key_vars, num_vars, w, hid, strata, sensitive)
+        self._sdc = as_sdc_keys(data, spec["key_vars"], collation=collation)
+        self._collation = collation
         self._data = data
         self._key_vars = spec["key_vars"]
         self._num_vars = spec["num_vars"]
@@ -469,6 +544,9 @@ class SdcProblem:
     hid = property(lambda self: self._hid, doc="Household id variable, or None.")
     strata = property(lambda self: self._strata, doc="Strata variable, or None.")
     sensitive = property(lambda self: list(self._sensitive), doc="Sensitive variables.")
+    collation = property(lambda self: self._collation, doc="The order of factor levels made from text keys.")
+    sdc_data = property(lambda self: self._sdc, doc="The data as sdcMicro's createSdcObj holds them: text key "
+                        "variables as categoricals (R factors), levels in R's order (:func:`as_sdc_keys`).")
 
     @property
     def specification(self) -> dict:
@@ -484,7 +562,8 @@ class SdcProblem:
 
     def with_data(self, data) -> SdcProblem:
         """The same specification on other data (e.g. the masked file), validated again."""
-        return SdcProblem(data, self.key_vars, **{k: v for k, v in self.specification.items() if k != "key_vars"})
+        return SdcProblem(data, self.key_vars, collation=self._collation,
+                          **{k: v for k, v in self.specification.items() if k != "key_vars"})
 
     def __repr__(self) -> str:
         parts = [f"{self._data.shape[0]} records x {self._data.shape[1]} columns", f"key_vars={self.key_vars}"]
@@ -541,8 +620,8 @@ class SdcProblem:
         """
         from . import k_anon_violations, ldiversity, measure_risk, suda2
 
-        d = self._data if data is None else self._masked(data, need=[*self._key_vars, *(
-            c for c in (self._w, self._hid) if c), *self._sensitive])
+        d = self._sdc if data is None else as_sdc_keys(self._masked(data, need=[*self._key_vars, *(
+            c for c in (self._w, self._hid) if c), *self._sensitive]), self._key_vars, collation=self._collation)
         keys = list(self._key_vars)
         mr = measure_risk(d, keys, w=self._w, hid=self._hid, max_global_risk=max_global_risk, alpha=alpha)
         ka = {"unweighted": [k_anon_violations(d, keys, k=k) for k in K_ANON_KS]}
@@ -559,7 +638,20 @@ class SdcProblem:
             skipped["suda2"] = "not requested (suda=False)"
         ld = None
         if self._sensitive:
-            ld, why = _attempt(ldiversity, d, keys, list(self._sensitive), l_recurs_c=l_recurs_c)
+            text = [v for v in self._sensitive if _is_text(d[v])]
+            if text:
+                warnings.warn(
+                    f"SdcProblem: the sensitive variable(s) {text} are text. sdcMicro's createSdcObj makes only the "
+                    "key variables factors, so its ldiversity(sdc) converts a text sensitive variable with R's "
+                    "as.numeric: every value that is not a number becomes NA, and each NA counts as one more "
+                    "distinct value. pysdc does the same to return sdcMicro's numbers. To count the categories, "
+                    "declare the variable categorical (on the command line --categorical "
+                    f"{','.join(map(str, text))}; in Python data[col] = data[col].astype('category')).",
+                    _coercion_warning(), stacklevel=user_stacklevel(),
+                )
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="ldiversity: sensitive column", category=_coercion_warning())
+                ld, why = _attempt(ldiversity, d, keys, list(self._sensitive), l_recurs_c=l_recurs_c)
             if why:
                 skipped["ldiversity"] = why
         else:
@@ -685,7 +777,8 @@ class SdcProblem:
         path : str or pathlib.Path, default "report.html"
         **options
             Passed to :func:`pysdc.report._html.html_report`: ``title``, ``regression`` (formula text
-            in R syntax) and ``regression_where`` (e.g. ``"income > 0"``), ``estimates`` (estimators
+            in R syntax) and ``regression_where`` (a condition such as ``"income > 0"``, read by pysdc's
+            own parser and never run as Python: :mod:`pysdc.core.condition`), ``estimates`` (estimators
             for :func:`pysdc.compare_estimates`), ``random_state``, ``plots`` (False: no figures), ``top``.
 
         Returns
@@ -703,6 +796,19 @@ class SdcProblem:
 
         return SdcObj.create(self._data, self.key_vars, num_vars=self.num_vars, w=self._w, hid=self._hid,
                              strata=self._strata, sensitive=self.sensitive)
+
+
+def _is_text(s: pd.Series) -> bool:
+    try:
+        return r_class(s) == "character"
+    except InvalidParameterError:
+        return False
+
+
+def _coercion_warning():
+    from ._errors import CoercionWarning
+
+    return CoercionWarning
 
 
 def _pysdc_warning():

@@ -261,11 +261,15 @@ def _compare_d_risk_rmd(c, exp, act, args, mode):
 ENTRIES: tuple[Measure, ...] = (
     Measure(
         "mod_risk", "modRisk", "risk", mod_risk, ModRiskResult,
-        arguments={"data": "obj", "formula": "formulaM", "w": "weights", "method": "method", "bound": "bound"},
+        arguments={"data": "obj", "formula": "formulaM", "w": "weights", "method": "method", "bound": "bound",
+                   "ipf_join": None},
         fields={"gr1": "gr1", "gr2": "gr2", "gr1perc": "gr1perc", "gr2perc": "gr2perc", "method": "method",
                 "formula": "model", "fitted": "fitted", "incl_prob": "inclProb", "iterations": None,
                 "converged": None},
         defaults={"method": "default", "bound": math.inf},
+        r_requires={"ipf_join": ("sdcmicro", (
+            "ipf_join='all' does not exist in sdcMicro's modRisk (its IPF merge can miss cells); use the native "
+            "pysdc.mod_risk for it, or ipf_join='sdcmicro' here."))},
         notes="formula is R formula text; the glm fits follow R's glm.fit iteration by iteration. Through the "
               "bridge, glm fitted values keep R's names (grid row numbers), not the key combination.",
         to_r=_mod_risk_to_r, from_r=_mod_risk_from_r,

@@ -49,6 +49,9 @@ def add_parser(sub) -> None:
     r.add_argument("--no-plots", action="store_true", help="no figures (tables only)")
     r.add_argument("--schema", metavar="S", help="schema JSON of ORIG (default: its sidecar, if any)")
     r.add_argument("--masked-schema", metavar="S", help="schema JSON of MASKED (default: its sidecar, else --schema)")
+    from .risk import add_collation_flag
+
+    add_collation_flag(r)
     add_type_flags(r)
     r.set_defaults(run=run)
 
@@ -116,7 +119,7 @@ def run(args, out) -> int:
             )
     try:
         problem = ws.run("specification", SdcProblem, x, keys, num_vars=num, w=weight, hid=hid, strata=args.strata,
-                         sensitive=sensitive)
+                         sensitive=sensitive, collation=args.collation)
     except InvalidParameterError as exc:  # the library's argument names -> the command's flags
         raise InvalidParameterError(_flags(str(exc))) from None
     path = ws.run("report", write_report, problem, xm, out_path, title=args.title, regression=regression,

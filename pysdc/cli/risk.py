@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 from .._errors import InvalidParameterError
+from ..problem import as_sdc_keys
 from ..report import risk_report, risk_text
 from ._common import UsageError, Warnings, add_type_flags, declare, emit_report, load, parse_ordered, read_columns, split_names
 
@@ -49,6 +50,7 @@ def add_parser(sub) -> None:
     r.add_argument("--top", type=int, default=10, metavar="N",
                    help="show the N riskiest records, by individual risk and by SUDA score (default 10)")
     r.add_argument("--schema", metavar="S", help="schema JSON of DATA (default: its sidecar, if any)")
+    add_collation_flag(r)
     add_type_flags(r)
     from ..engine._cli import add_engine_options
 
@@ -130,6 +132,8 @@ def run(args, out) -> int:
     needed = [*keys, weight, hid, args.id, *(categorical or []), *ordered, *numeric_in_data]
     data = load(path, args.schema, "DATA", ws, args.na, columns=read_columns(path, needed), text=text)
     data = declare(data, "DATA", categorical, ordered)
+    # text key variables become factors first, as sdcMicro's createSdcObj makes them
+    data = ws.run("key variables", as_sdc_keys, data, keys, collation=args.collation, what="risk")
     x = xm = masked = None
     if numeric:
         x = data if x_path == path else load(x_path, None, "ORIGINAL", ws, args.na, columns=numeric,
@@ -151,6 +155,16 @@ def run(args, out) -> int:
 
         write_pandas_output(args.output, data, measured.individual, args.id)
     return emit_report(report, ws, args.json, risk_text, out)
+
+
+def add_collation_flag(p) -> None:
+    """``--collation``: the order of the factor levels made from text key variables."""
+    from ..problem import DEFAULT_COLLATION
+
+    p.add_argument("--collation", choices=("icu", "C"), default=DEFAULT_COLLATION,
+                   help="text key variables become factors, as sdcMicro's createSdcObj makes them; their levels "
+                        "are sorted as R sorts text: 'icu' (R in a UTF-8 locale, R's default on Linux and macOS) "
+                        "or 'C' (R with LC_COLLATE=C: code point order). Default icu")
 
 
 def numeric_requested(args) -> bool:

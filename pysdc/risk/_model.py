@@ -168,6 +168,7 @@ MOD_RISK_PARAMS = {
     "w": Columns("data", single=True),
     "method": Options(METHODS),
     "bound": _Bound(),
+    "ipf_join": Options(("sdcmicro", "all")),
 }
 
 
@@ -305,6 +306,7 @@ def mod_risk(
     w: str,
     method: str = "default",
     bound: float = math.inf,
+    ipf_join: str = "sdcmicro",
 ) -> ModRiskResult:
     """Global disclosure risk from Poisson log-linear models, as sdcMicro's ``modRisk``.
 
@@ -332,6 +334,11 @@ def mod_risk(
         proportional fitting (``MASS::loglm``), main effects only.
     bound : float
         Only cells with ``0 < counts <= bound`` enter the risk (default ``math.inf``).
+    ipf_join : {"sdcmicro", "all"}, default "sdcmicro"
+        ``IPF`` only: how the fitted table is merged back onto the cells. ``"sdcmicro"``: as
+        sdcMicro 5.8.0 does, through a data.table join that can miss cells (see the Notes;
+        pysdc warns when it does); ``"all"``: every cell gets its fitted value (the sound
+        value, not sdcMicro's where they differ).
 
     Returns
     -------
@@ -362,9 +369,16 @@ def mod_risk(
       ``iter = 40``, start 1) on the ``xtabs`` table of the counts (every factor level,
       missing keys left out). sdcMicro 5.8.0 fails with interactions, and under R >= 4.2
       also with an ordered-factor key ("the condition has length > 1") and a logical key
-      (a data.table join error); pysdc refuses those too. A double key whose value does not
-      survive R's 15-digit ``as.character`` round trip loses its fitted value (sdcMicro
-      merges the fitted table back by the printed labels); pysdc does the same.
+      (a data.table join error); pysdc refuses those too. sdcMicro merges the fitted table
+      back by its printed labels: a double key whose value does not survive R's 15-digit
+      ``as.character`` round trip loses its fitted value, and the label columns, keyed as
+      text (C order) and then converted back to numbers (factors: ``as.factor``, levels in
+      R's collation) without sorting again, are joined by data.table's binary search, which
+      misses cells wherever the text order differs from the values' order -- an integer key
+      such as age (``"10" < "2"``): on laeken's eusilc with keys db040, rb090, age, pl030,
+      pb220a, gr1 is 0.28635 (sdcMicro) against 0.28736 with every cell. pysdc reproduces the
+      join (``ipf_join="sdcmicro"``, with a warning when it drops cells); ``ipf_join="all"``
+      keeps every cell.
     * Risk: the cells kept are ``0 < counts <= bound`` with a fitted value (not 0); with
       ``m`` of them, ``gr1 = sum over counts == 1 of exp(-(1 - p) lambda) / m`` and
       ``gr2 = sum over counts == 1 of (1 - exp(-v)) / v / m``, ``v = (1 - p) lambda``.
@@ -437,7 +451,7 @@ def mod_risk(
         )
         Fk = Fk_
     else:
-        Fk, fitted, iterations, converged, warn_msgs = _fit_ipf(keys, vidx, complete, counts)
+        Fk, fitted, iterations, converged, warn_msgs = _fit_ipf(keys, vidx, complete, counts, ipf_join)
     for msg in warn_msgs:
         warnings.warn(
             f"mod_risk: R's fit warns '{msg}' here, and pysdc reproduces the fit it stopped at.",
@@ -550,7 +564,7 @@ def _fit_glm(parsed: Formula, method: str, keys: list, vidx: list, complete: np.
     return Fk, fitted, fit.iterations, fit.converged, fit.warnings
 
 
-def _fit_ipf(keys: list, vidx: list, complete: np.ndarray, counts: np.ndarray):
+def _fit_ipf(keys: list, vidx: list, complete: np.ndarray, counts: np.ndarray, ipf_join: str = "sdcmicro"):
     n_cells = counts.size
     dims, labels, lookups = [], [], []
     for k in keys:
@@ -595,29 +609,207 @@ def _fit_ipf(keys: list, vidx: list, complete: np.ndarray, counts: np.ndarray):
     if cidx.size:
         flat = np.ravel_multi_index(tuple(tab_idx), dims)
         table = np.bincount(flat, weights=counts[cidx], minlength=int(np.prod(dims))).reshape(dims)
-    for k, lab in zip(keys, labels):
-        if k.kind in ("integer", "numeric"):
-            text = [str(v) if k.kind == "integer" else f"{v:.15g}" for v in lab]
-            if sorted(text) != text:
-                warnings.warn(
-                    f"mod_risk: numeric key {k.name!r} has values whose text order differs from their numeric "
-                    "order (e.g. 2 and 10). sdcMicro 5.8.0's IPF merges its fitted table back through a join "
-                    "keyed on the text-sorted labels and silently drops some cells there, so its gr1/gr2 "
-                    "differ from pysdc's, which merges every cell. Make the key a Categorical to avoid this.",
-                    PysdcWarning, stacklevel=user_stacklevel(),
-                )
     fit, iterations, converged = ipf(table, [(j,) for j in range(len(keys))], eps=IPF_EPS, maxit=IPF_ITER)
     warns = [] if converged else ["algorithm did not converge"]
-    Fk = np.zeros(n_cells)
+    # every complete cell with its fitted value (by label; a double must survive R's 15-digit labels)
+    Fk_all = np.zeros(n_cells)
     ok = np.ones(n_cells, dtype=bool)
     for tp in tpos:
         ok &= tp >= 0
     okc = np.flatnonzero(ok)
     if okc.size:
-        Fk[okc] = fit[tuple(tp[okc] for tp in tpos)]
+        Fk_all[okc] = fit[tuple(tp[okc] for tp in tpos)]
+    if ipf_join == "all":
+        Fk = Fk_all
+    else:
+        Fk = _sdcmicro_merge(keys, vidx, labels, fit) if okc.size else Fk_all
+        lost = int(np.count_nonzero((Fk == 0) & (Fk_all != 0) & (counts > 0)))
+        if lost:
+            bad = [k.name for k, lab in zip(keys, labels) if k.kind in ("integer", "numeric", "factor", "ordered")
+                   and _label_texts(k, lab) != sorted(_label_texts(k, lab))]
+            warnings.warn(
+                f"mod_risk: sdcMicro 5.8.0's IPF merges its fitted table back through a data.table join keyed "
+                f"on the labels as text, then converted to numbers (or factors), without sorting again; the key(s) "
+                f"{bad} have a text order that differs from their order as values (\"10\" < \"2\"), so the join's "
+                f"binary search misses {lost} of the "
+                "cells with records, which then count as unfitted and leave the risk. pysdc reproduces that "
+                "join to return sdcMicro's gr1/gr2 (a bug: the result depends on how the labels sort). "
+                "ipf_join='all' gives the risk over every cell; a categorical key whose levels sort alike as "
+                "text avoids the difference.",
+                PysdcWarning, stacklevel=user_stacklevel(),
+            )
     # R's fitted table, listed first key fastest (as.data.frame.table)
     grid = np.unravel_index(np.arange(fit.size), dims, order="F")
     arrays = [np.asarray(lab, dtype=object)[g] for lab, g in zip(labels, grid)]
     index = pd.MultiIndex.from_arrays(arrays, names=[k.name for k in keys])
     fitted = pd.Series(fit.ravel(order="F"), index=index, name="fitted")
     return Fk, fitted, iterations, converged, warns
+
+
+# ------------------------------------------------------------------ sdcMicro's IPF merge, reproduced
+
+def _r_double_text(v: float) -> str:
+    """R's ``as.character`` of a double (15 significant digits; fixed unless scientific is narrower)."""
+    if not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("Inf" if v > 0 else "-Inf")
+    if v == 0:
+        return "0"
+    ref = float(f"{v:.15g}")
+    nsig = next(d for d in range(1, 16) if float(f"{v:.{d}g}") == ref)
+    sci = f"{v:.{nsig - 1}e}"
+    mant, _, exp = sci.partition("e")
+    e = int(exp)
+    sci = f"{mant}e{'-' if e < 0 else '+'}{abs(e):02d}"
+    rgt = max(0, nsig - 1 - e)
+    fixed = f"{v:.{rgt}f}"
+    return fixed if len(fixed) <= len(sci) else sci
+
+
+def _label_texts(k, labels: list) -> list:
+    if k.kind == "integer":
+        return [str(int(v)) for v in labels]
+    if k.kind == "numeric":
+        return [_r_double_text(float(v)) for v in labels]
+    return [str(v) for v in labels]
+
+
+def _ranks(values: list, key=None) -> dict:
+    order = sorted(set(values), key=key)
+    return {v: i for i, v in enumerate(order)}
+
+
+def _bmerge(ivals: list, xvals: list) -> np.ndarray:
+    """The row of ``x`` each row of ``i`` joins to (-1: none) in a data.table equi-join that trusts
+    ``x``'s key: binary search column by column, ``i`` split around its middle row, as data.table
+    1.14's ``bmerge`` does. ``ivals``/``xvals``: one int64 array of ranks per join column (the same
+    order space for both; -1 for NA, which sorts first); ``i`` sorted, ``x`` in its stored order --
+    where that order is not sorted, values are missed exactly as in data.table."""
+    ncol = len(ivals)
+    ni, nx = ivals[0].size, xvals[0].size
+    match = np.full(ni, -1, dtype=np.int64)
+    t = np.array([[-1, nx, -1, ni, 0]], dtype=np.int64)  # xlow, xupp, ilow, iupp, col
+    while t.size:
+        nxt = []
+        for col in range(ncol):
+            sel = t[t[:, 4] == col]
+            if not sel.size:
+                continue
+            X, I = xvals[col], ivals[col]
+            xlo_in, xup_in, ilo_in, iup_in = sel[:, 0], sel[:, 1], sel[:, 2], sel[:, 3]
+            xlo, xup, ilo, iup = xlo_in.copy(), xup_in.copy(), ilo_in.copy(), iup_in.copy()
+            lir = ilo + (iup - ilo) // 2
+            ival = I[lir]
+            found = np.zeros(sel.shape[0], dtype=bool)
+            hit = np.zeros(sel.shape[0], dtype=np.int64)
+            act = xlo < xup - 1
+            while act.any():
+                a = np.flatnonzero(act)
+                mid = xlo[a] + (xup[a] - xlo[a]) // 2
+                xv = X[mid]
+                lt, gt = xv < ival[a], xv > ival[a]
+                xlo[a[lt]] = mid[lt]
+                xup[a[gt]] = mid[gt]
+                eq = ~(lt | gt)
+                found[a[eq]] = True
+                hit[a[eq]] = mid[eq]
+                act = (xlo < xup - 1) & ~found
+            f = np.flatnonzero(found)
+            if f.size:  # widen to the group of equal values: upper end, then lower end
+                tl = hit[f].copy()
+                act = tl < xup[f] - 1
+                while act.any():
+                    a = np.flatnonzero(act)
+                    m = tl[a] + (xup[f][a] - tl[a]) // 2
+                    same = X[m] == ival[f][a]
+                    tl[a[same]] = m[same]
+                    xup[f[a[~same]]] = m[~same]
+                    act = tl < xup[f] - 1
+                tu = hit[f].copy()
+                act = xlo[f] < tu - 1
+                while act.any():
+                    a = np.flatnonzero(act)
+                    m = xlo[f][a] + (tu[a] - xlo[f][a]) // 2
+                    same = X[m] == ival[f][a]
+                    tu[a[same]] = m[same]
+                    xlo[f[a[~same]]] = m[~same]
+                    act = xlo[f] < tu - 1
+            # the rows of i with the same value around the middle one
+            tl = lir.copy()
+            act = tl < iup - 1
+            while act.any():
+                a = np.flatnonzero(act)
+                m = tl[a] + (iup[a] - tl[a]) // 2
+                same = I[m] == ival[a]
+                tl[a[same]] = m[same]
+                iup[a[~same]] = m[~same]
+                act = tl < iup - 1
+            tu = lir.copy()
+            act = ilo < tu - 1
+            while act.any():
+                a = np.flatnonzero(act)
+                m = ilo[a] + (tu[a] - ilo[a]) // 2
+                same = I[m] == ival[a]
+                tu[a[same]] = m[same]
+                ilo[a[~same]] = m[~same]
+                act = ilo < tu - 1
+            ok = xlo < xup - 1
+            if col < ncol - 1:
+                g = np.flatnonzero(ok)
+                nxt.append(np.stack([xlo[g], xup[g], ilo[g], iup[g], np.full(g.size, col + 1)], axis=1))
+            else:
+                g = np.flatnonzero(ok)
+                lens = iup[g] - ilo[g] - 1
+                rows = np.repeat(ilo[g] + 1, lens) + (np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens))
+                match[rows] = np.repeat(xlo[g] + 1, lens)
+            lo = np.flatnonzero((ilo > ilo_in) & (xlo > xlo_in))
+            nxt.append(np.stack([xlo_in[lo], xlo[lo] + 1, ilo_in[lo], ilo[lo] + 1, np.full(lo.size, col)], axis=1))
+            up = np.flatnonzero((iup < iup_in) & (xup < xup_in))
+            nxt.append(np.stack([xup[up] - 1, xup_in[up], iup[up] - 1, iup_in[up], np.full(up.size, col)], axis=1))
+        t = np.concatenate(nxt) if nxt else np.empty((0, 5), dtype=np.int64)
+    return match
+
+
+def _sdcmicro_merge(keys: list, vidx: list, labels: list, fit: np.ndarray) -> np.ndarray:
+    """Each grid cell's fitted value as sdcMicro 5.8.0's IPF branch merges it back: the fitted table
+    as a data.table keyed on its labels *as text* (C-locale order), the label columns then converted
+    back to the keys' classes (integers and doubles by ``as.integer``/``as.numeric`` of the label,
+    factors by ``as.factor``, levels in R's collation) without re-sorting, and joined to the grid.
+    Where the text order differs from the converted values' order, data.table's binary search misses
+    cells (0 then, as unmatched cells)."""
+    from ..core.collate import icu_sort_key
+
+    n_cells = vidx[0].size
+    dims = [len(lab) for lab in labels]
+    texts = [_label_texts(k, lab) for k, lab in zip(keys, labels)]
+    # lambda's rows: every label combination, each key's labels in C order of their text, first key slowest
+    perms = [np.asarray(sorted(range(len(tx)), key=lambda i, tx=tx: tx[i]), dtype=np.int64) for tx in texts]
+    xpos = np.meshgrid(*perms, indexing="ij") if perms else []
+    xpos = [p.ravel() for p in xpos]
+    xvals, ivals = [], []
+    for k, lab, tx, vi in zip(keys, labels, texts, vidx):
+        if k.kind in ("integer", "numeric"):
+            lam = np.asarray([float(s) for s in tx], dtype=float)          # as.numeric(label)
+            cell = np.asarray(k.values, dtype=float)                       # the grid's own values
+            space = np.unique(np.concatenate([lam, cell]))
+            lam_r = np.searchsorted(space, lam)
+            cell_r = np.searchsorted(space, cell)
+        elif k.kind == "character":
+            rk = _ranks(list(tx) + [str(v) for v in k.values])
+            lam_r = np.asarray([rk[s] for s in tx], dtype=np.int64)
+            cell_r = np.asarray([rk[str(v)] for v in k.values], dtype=np.int64)
+        else:  # factor: as.factor(label text), levels in R's (ICU) collation; the grid's factor mapped to them
+            rk = _ranks(tx, key=icu_sort_key)
+            lam_r = np.asarray([rk[s] for s in tx], dtype=np.int64)
+            cell_r = np.asarray([rk.get(str(v), -2) for v in k.values], dtype=np.int64)
+        xvals.append(np.asarray(lam_r, dtype=np.int64))
+        ivals.append(np.where(vi >= 0, np.asarray(cell_r, dtype=np.int64)[np.maximum(vi, 0)] if len(cell_r) else -1,
+                              -1))
+    xvals = [xv[xp] for xv, xp in zip(xvals, xpos)]
+    order = np.lexsort(ivals[::-1]) if ivals else np.arange(n_cells)
+    m = _bmerge([iv[order] for iv in ivals], xvals)
+    Fk = np.zeros(n_cells)
+    got = m >= 0
+    if got.any():
+        flat = fit[tuple(xp[m[got]] for xp in xpos)]
+        Fk[order[got]] = flat
+    return Fk

@@ -112,8 +112,11 @@ def _int_keys(data: pd.DataFrame, key_vars: list, missing: float) -> list[np.nda
             warnings.warn(
                 f"suda2: key column {k!r} is character (str/object); sdcMicro coerces key columns with R's "
                 f"as.numeric, which turns the {lost} value(s) that are not numbers into NA (then the missing "
-                "code). pysdc does the same to return sdcMicro's numbers. To use the strings as categories, "
-                f"convert the column first: data[{k!r}] = data[{k!r}].astype('category').",
+                "code), as sdcMicro's suda2 on a data.frame does; pysdc does the same to return its numbers. "
+                "sdcMicro's createSdcObj (and pysdc.SdcProblem, and the command line's risk and report) makes text "
+                "keys factors first: use pysdc.SdcProblem(data, key_vars).risk(), declare the column categorical "
+                f"(--categorical {k} on the command line) or convert it: data[{k!r}] = data[{k!r}].astype('category') "
+                "(pandas sorts the levels by code point; R by its locale, see pysdc.problem.as_sdc_keys).",
                 CoercionWarning,
                 stacklevel=user_stacklevel(),
             )
@@ -221,7 +224,11 @@ def suda2(
     original_scores)``:
 
     * Keys go through R's ``as.numeric`` (categoricals by their codes), missing values
-      become ``missing``, and sdcMicro's C++ truncates every value to a 32-bit int.
+      become ``missing``, and sdcMicro's C++ truncates every value to a 32-bit int. This is
+      the data.frame method's semantics: **text keys become NA** (every record then matches
+      every other on that key). sdcMicro's ``suda2(sdcObj)`` sees text keys as factors,
+      because ``createSdcObj`` converts them; :class:`pysdc.SdcProblem` (and the command
+      line) does the same (:func:`pysdc.problem.as_sdc_keys`).
     * A minimal sample unique (MSU) of a record is a set of keys on which it is unique
       and no proper subset of which makes it unique; MSUs of every size up to the number
       of keys are counted. Missing codes are not wildcards: for counting they are an
@@ -242,6 +249,14 @@ def suda2(
       ``dis = 1 / (1 + (U / D - U) / (score**Q * sum(score**-Q)))``. On large files
       (several hundred thousand records) no record is alone in a hash bucket, ``U = 0``
       and every record with a score gets NaN, as in sdcMicro.
+      ``U / D - U`` is ``P (1 - f) / f`` in exact arithmetic, but sdcMicro computes it in
+      single precision, so its rounding depends on ``U``, and ``U`` on the key *codes*: the
+      same data with the levels of a factor key in another order (R's collation against
+      pandas' code point order, or laeken's ``eusilc`` with ``rb090`` levels
+      ``male, female`` against the same file read from CSV, ``female, male``) moves every
+      DIS-SUDA score by the same factor, up to about 1e-7 relative (6.6e-8 on eusilc).
+      pysdc reproduces this exactly, given the same codes; the case is stored
+      (``r_reference/outputs/createSdcObj.json``).
     * ``attribute_contributions`` and ``attribute_level_contributions`` are computed from
       ``contribution_percent * score`` as in sdcMicro's R code; the levels are each key's
       sorted distinct values as given (category labels for categoricals, in category
