@@ -384,9 +384,15 @@ def write_table(df: pd.DataFrame, path, *, schema: bool = True) -> Path:
         raise InvalidParameterError(f"path {str(path)!r}: only .csv and .csv.gz can be written.")
     else:
         data = csv_bytes
-    path.write_bytes(data)
-    if schema:
-        schema_path(path).write_text(_schema_text(sch), encoding="utf-8")
+    from ._output import atomic_output
+
+    # both files complete or neither changed: each written beside its target, renamed after both succeeded
+    targets = [path, schema_path(path)] if schema else [path]
+    contents = [data, _schema_text(sch).encode("utf-8")][:len(targets)]
+    with atomic_output(*targets) as temps:
+        for tmp, content in zip(temps if schema else [temps], contents):
+            with open(tmp, "wb") as fh:
+                fh.write(content)
     return path
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from .._errors import InvalidParameterError
 from ._common import UsageError, Warnings, add_type_flags, declare, load, parse_ordered, split_names
 
 __all__ = ["add_parser", "run"]
+
+#: the names ``pysdc report --output`` accepts (the report is HTML)
+REPORT_EXTENSIONS = (".html", ".htm")
 
 _DEMO = {"keys": ("region", "urbrur", "sex", "age_group", "education"), "num": ("income", "expenditure", "savings"),
          "weight": "weight", "hid": "hid", "sensitive": ("health_status",),
@@ -34,7 +36,8 @@ def add_parser(sub) -> None:
     r.add_argument("--strata", metavar="S", help="strata column (strataVar)")
     r.add_argument("--sensitive", metavar="A,B", help="sensitive variables for l-diversity (sensibleVar)")
     r.add_argument("--output", "-o", metavar="FILE", default="report.html",
-                   help="where to write the report (default report.html)")
+                   help="where to write the report, a .html or .htm file (default report.html); never over an "
+                        "input, and only once complete (a temporary file beside it, then renamed)")
     r.add_argument("--title", metavar="TEXT", help="title of the report")
     r.add_argument("--regression", metavar="FORMULA",
                    help='a model compared before/after, in R syntax, e.g. "log(income) ~ age + sex" (needs MASKED)')
@@ -94,7 +97,11 @@ def run(args, out) -> int:
         raise UsageError(f"--random-state must be 0 or more; got {args.random_state}.")
     if regression and masked_path is None:
         raise UsageError("--regression compares the original with the masked file: give MASKED.")
-    out_path = Path(args.output)
+    from .._output import check_output, sigterm_as_exception
+
+    # before any work: an HTML name, never an input (nor a sidecar, nor a link to one)
+    out_path = check_output(args.output, [orig_path, masked_path, args.schema, args.masked_schema],
+                            extensions=REPORT_EXTENSIONS, format_name="the report as HTML")
     if out_path.parent and not out_path.parent.exists():
         raise FileNotFoundError(f"the directory of --output {args.output!r} does not exist")
     categorical = split_names(args.categorical, "--categorical")
@@ -122,9 +129,10 @@ def run(args, out) -> int:
                          sensitive=sensitive, collation=args.collation)
     except InvalidParameterError as exc:  # the library's argument names -> the command's flags
         raise InvalidParameterError(_flags(str(exc))) from None
-    path = ws.run("report", write_report, problem, xm, out_path, title=args.title, regression=regression,
-                  regression_where=where, estimates=args.estimate, random_state=args.random_state,
-                  plots=not args.no_plots, top=args.top, source=shown)
+    with sigterm_as_exception():
+        path = ws.run("report", write_report, problem, xm, out_path, title=args.title, regression=regression,
+                      regression_where=where, estimates=args.estimate, random_state=args.random_state,
+                      plots=not args.no_plots, top=args.top, source=shown)
     print(f"wrote {path}", file=out)
     ws.emit(sys.stderr)
     return 0

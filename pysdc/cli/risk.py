@@ -98,6 +98,10 @@ def run(args, out) -> int:
     from ..engine._cli import choose_engine
 
     engine = "pandas" if args.demo else choose_engine(args.engine, path)
+    if args.output:  # before any work: a Parquet name, never an input (nor a sidecar, nor inside an input directory)
+        from ..engine._cli import check_risk_output
+
+        check_risk_output(args.output, engine, [path, x_path, masked_path, args.schema, args.masked_schema])
     if engine != "pandas":  # DuckDB or Spark: the file, directory or glob is measured where it lies
         if numeric_requested(args):
             raise UsageError("--numeric (dRisk, dRiskRMD) needs the records in memory: use --engine pandas.")
@@ -151,9 +155,11 @@ def run(args, out) -> int:
                          suda=not args.no_suda, numeric=numeric, x=x, xm=xm, masked=masked,
                          drisk_k=args.drisk_k, random_state=args.random_state, measured=measured)
     if args.output:  # the per-record risk (position or --id, risk, fk, Fk, hier_risk)
+        from .._output import sigterm_as_exception
         from ..engine._cli import write_pandas_output
 
-        write_pandas_output(args.output, data, measured.individual, args.id)
+        with sigterm_as_exception():
+            write_pandas_output(args.output, data, measured.individual, args.id)
     return emit_report(report, ws, args.json, risk_text, out)
 
 

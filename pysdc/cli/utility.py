@@ -123,7 +123,7 @@ def run(args, out) -> int:
     if args.weight is not None and not (estimates or regressions):
         raise UsageError("--weight applies to --estimate and --regression; give one of them.")
     if args.plots is not None:
-        _check_plots_dir(args.plots)
+        _check_plots_dir(args.plots, [orig_path, masked_path, args.schema, args.masked_schema])
     extra = []  # columns the estimates, regressions and weight need beyond the compared variables
     if estimates or regressions:
         from ..report._benchmarks import referenced_columns
@@ -179,7 +179,8 @@ def run(args, out) -> int:
             x, xm, estimates=estimates, regressions=regressions, w=args.weight, family=args.family,
             level=args.level, ci=args.ci, random_state=args.random_state, run=ws.run)
     if args.plots is not None:
-        report["plots"] = _write_plots(x[vars_], xm[vars_], args.plots, next(iter(comparisons.values()), None))
+        report["plots"] = _write_plots(x[vars_], xm[vars_], args.plots, next(iter(comparisons.values()), None),
+                                       [orig_path, masked_path, args.schema, args.masked_schema])
     return emit_report(report, ws, args.json, _render, out)
 
 
@@ -197,23 +198,28 @@ def _render(report: dict) -> str:
     return text + ("\n" + "\n".join(lines) if lines else "")
 
 
-def _check_plots_dir(path: str) -> None:
+def _check_plots_dir(path: str, inputs) -> None:
     import importlib.util
+
+    from .._output import refuse_overwriting_inputs
 
     if importlib.util.find_spec("matplotlib") is None:
         raise UsageError("--plots needs matplotlib, which is not installed: pip install 'pysdc-measures[plots]'.")
     d = Path(path)
     if d.exists() and not d.is_dir():
         raise UsageError(f"--plots {path!r} exists and is not a directory.")
+    refuse_overwriting_inputs(d, inputs, what="--plots")  # an input file named like the directory, or a link to it
 
 
-def _write_plots(x, xm, directory: str, comparison) -> dict:
-    """Every before/after plot of pysdc.plots as PNG files in ``directory``; their names in the report."""
+def _write_plots(x, xm, directory: str, comparison, inputs=()) -> dict:
+    """Every before/after plot of pysdc.plots as PNG files in ``directory``, each complete or not at all and
+    never over an input (:mod:`pysdc._output`); their names in the report."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    from .._output import atomic_output, check_output, sigterm_as_exception
     from ..plots import utility_plots
 
     d = Path(directory)
@@ -222,7 +228,9 @@ def _write_plots(x, xm, directory: str, comparison) -> dict:
     files = []
     for name, fig in figs.items():
         safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)
-        fig.savefig(d / f"{safe}.png", dpi=110, bbox_inches="tight")
+        target = check_output(d / f"{safe}.png", inputs, what="--plots", extensions=(".png",))
+        with sigterm_as_exception(), atomic_output(target) as tmp:
+            fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
         plt.close(fig)
         files.append(f"{safe}.png")
     return {"directory": str(d), "files": files}

@@ -7,16 +7,17 @@ to DuckDB or Spark: a file, a directory of Parquet/CSV files or a glob, measured
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from .._errors import InvalidParameterError
 
-__all__ = ["add_engine_options", "choose_engine", "run_risk", "run_utility", "write_pandas_output"]
+__all__ = ["add_engine_options", "choose_engine", "run_risk", "run_utility", "write_pandas_output",
+           "check_risk_output", "OUTPUT_EXTENSIONS"]
 
 #: ``--engine auto`` sends a file to DuckDB when its size on disk times this factor (its size in
 #: pandas, roughly) exceeds a quarter of the memory available
@@ -34,7 +35,25 @@ def add_engine_options(parser, *, output: bool) -> None:
     if output:
         parser.add_argument("--output", metavar="FILE.parquet",
                             help="write the per-record risk (position or --id, risk, fk, Fk, hier_risk) to a "
-                                 "Parquet file (a directory of part files with Spark)")
+                                 "Parquet file, .parquet or .pq (a directory of part files with Spark); never over "
+                                 "an input, and only once complete (a temporary file beside it, then renamed)")
+
+
+#: the names ``pysdc risk --output`` accepts: the extension decides the format (Parquet)
+OUTPUT_EXTENSIONS = (".parquet", ".pq")
+
+
+def check_risk_output(output: str, engine: str, inputs) -> None:
+    """``pysdc risk --output``, before any work: a Parquet name (with Spark also a directory name without
+    extension), not an input nor inside one (:func:`pysdc._output.check_output`)."""
+    from .._output import check_output
+
+    spark_dir = engine == "spark" and not os.path.splitext(os.path.basename(output.rstrip("/")))[1]
+    check_output(output, inputs, extensions=None if spark_dir else OUTPUT_EXTENSIONS,
+                 format_name="the per-record risk as Parquet" + (" (a directory of part files; with --engine spark "
+                                                                 "also a directory name without extension)"
+                                                                 if engine == "spark" else ""),
+                 directory_ok=engine == "spark")
 
 
 def _is_many(path: str) -> bool:
@@ -111,11 +130,13 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
         if miss:
             raise InvalidParameterError(f"{flag} names column(s) {miss} that DATA does not have; its columns are "
                                         f"{cols[:20]}{' ...' if len(cols) > 20 else ''}.")
+    from .._output import sigterm_as_exception
     from ._risk import writing_individual
 
     progress("reading and grouping the records" + (f"; writing the per-record risk to {args.output}"
                                                    if args.output else ""))
-    with writing_individual(args.output):  # the records are joined to their risks once, written as measured
+    guard = sigterm_as_exception() if args.output else contextlib.nullcontext()
+    with guard, writing_individual(args.output):  # the records are joined to their risks once, written as measured
         res = ws.run("measure_risk", pysdc.measure_risk, data, keys, w=weight, hid=hid,
                      max_global_risk=args.max_global_risk, alpha=args.alpha)
     progress("key combinations and risks computed")
@@ -214,8 +235,10 @@ def write_pandas_output(path: str, data, individual, id_col: str | None) -> None
     front = (pd.DataFrame({id_col: data[id_col].to_numpy()}) if id_col
              else pd.DataFrame({"position": np.arange(len(individual), dtype=np.int64)}))
     table = pd.concat([front, individual.reset_index(drop=True)], axis=1)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    table.to_parquet(path, index=False)
+    from .._output import atomic_output
+
+    with atomic_output(path, make_parents=True) as tmp:  # the caller checked path (check_risk_output)
+        table.to_parquet(tmp, index=False)
 
 
 def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:

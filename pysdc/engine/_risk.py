@@ -42,12 +42,26 @@ _WRITE_TO: contextvars.ContextVar = contextvars.ContextVar("pysdc_write_individu
 def writing_individual(path):
     """Within the block, :func:`pysdc.measure_risk` on an engine writes its per-record table to ``path``
     as it measures (``pysdc risk --output``). With a household id the household risk then comes
-    from the written per-record ``hier_risk`` (its sum), so the records are joined once, not twice."""
-    token = _WRITE_TO.set(None if path is None else str(path))
-    try:
-        yield
-    finally:
-        _WRITE_TO.reset(token)
+    from the written per-record ``hier_risk`` (its sum), so the records are joined once, not twice.
+
+    The table is written to a temporary file beside ``path`` (:func:`pysdc._output.atomic_output`),
+    renamed onto ``path`` when the block has succeeded: an interrupted or failed run leaves nothing
+    there (or the old file). The caller checks ``path`` first (:func:`pysdc._output.check_output`)."""
+    if path is None:
+        token = _WRITE_TO.set(None)
+        try:
+            yield
+        finally:
+            _WRITE_TO.reset(token)
+        return
+    from .._output import atomic_output
+
+    with atomic_output(path, make_parents=True) as tmp:
+        token = _WRITE_TO.set(str(tmp))
+        try:
+            yield
+        finally:
+            _WRITE_TO.reset(token)
 
 
 # =============================================================================
@@ -331,8 +345,8 @@ def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alp
     individual = _records(table, key_vars, res, {"risk": "pysdc_risk", "fk": "pysdc_fk", "Fk": "pysdc_pop_fk"},
                           hid=hid)
     path = _WRITE_TO.get()
-    if path is not None:
-        individual.to_parquet(path)
+    if path is not None:  # the temporary file of writing_individual
+        individual.write_to(path)
     h_er = h_r = h_pct = None
     if hid is not None:
         h_er = _household_er(table, key_vars, hid, res, pdf, rk_row, fast_hier, written=path)

@@ -236,6 +236,13 @@ _CONNECTIONS: dict = {}
 
 
 def _open(s: Scan) -> _Backend:
+    table = _open_source(s)
+    if isinstance(s.source, list):
+        table.sources = list(s.source)  # outputs never go over these (pysdc._output)
+    return table
+
+
+def _open_source(s: Scan) -> _Backend:
     if not isinstance(s.source, list):
         return (DuckTable if s.engine == "duckdb" else SparkTable)(s.source, id=s.id)
     if s.engine == "duckdb":
@@ -307,17 +314,31 @@ class EngineTable:
     record order (only for data that fit in memory), ``native`` is the relation / DataFrame.
     """
 
-    def __init__(self, native, kind: str, order: str | None, columns: list, repeated=()):
+    def __init__(self, native, kind: str, order: str | None, columns: list, repeated=(), inputs=()):
         self.native = native
         self.kind = kind
         self.order = order
         self.columns = list(columns)
         self.repeated = [c for c in repeated if c in self.columns]  # one value per key combination
+        self.inputs = list(inputs)  # the files it is computed from (never written over)
 
     def __repr__(self) -> str:
         return f"<EngineTable ({self.kind}) columns={self.columns}>"
 
     def to_parquet(self, path) -> str:
+        """Write the table to ``path`` (a Parquet file; a directory of part files with Spark), complete or not
+        at all (:mod:`pysdc._output`); an input of the table is refused (InvalidParameterError)."""
+        from .._output import atomic_output, check_output
+
+        path = os.fspath(path)
+        check_output(path, self.inputs, what="path", directory_ok=self.kind == "spark")
+        with atomic_output(path) as tmp:
+            self.write_to(tmp)
+        return path
+
+    def write_to(self, path) -> None:
+        """Write the Parquet file (Spark: directory) at ``path`` as it is, no checks: the writer under
+        :func:`pysdc._output.atomic_output`."""
         path = os.fspath(path)
         if self.kind == "duckdb":
             # streamed record batches through pyarrow (DuckDB's own writer would rename "Fk" beside "fk")
@@ -333,7 +354,6 @@ class EngineTable:
         else:
             with _case_sensitive(self.native.sparkSession):
                 self.native.write.mode("overwrite").parquet(path)
-        return path
 
     def to_pandas(self) -> pd.DataFrame:
         if self.kind == "duckdb":
@@ -516,7 +536,7 @@ class DuckTable(_Backend):
         return [f"{alias}pysdc_position AS {POSITION}"]
 
     def table(self, native, columns, order, repeated=()) -> EngineTable:
-        return EngineTable(native, "duckdb", order, columns, repeated)
+        return EngineTable(native, "duckdb", order, columns, repeated, inputs=getattr(self, "sources", ()))
 
 
 class SparkTable(_Backend):
@@ -656,7 +676,7 @@ class SparkTable(_Backend):
         return [f"{alias}{self.q(c)} AS {self.q(c)}" for c in self.columns]
 
     def table(self, native, columns, order, repeated=()) -> EngineTable:
-        return EngineTable(native, "spark", order, columns, repeated)
+        return EngineTable(native, "spark", order, columns, repeated, inputs=getattr(self, "sources", ()))
 
 
 def path_exists_or_pattern(path: str) -> bool:

@@ -200,10 +200,11 @@ def write_reports(outcomes, out_dir, header, mode="native", divergences=None) ->
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rep = report_dict(outcomes, header, mode, divergences)
-    with open(out_dir / f"parity-{mode}.json", "w") as fh:
-        json.dump(rep, fh, indent=1, sort_keys=True, default=float)
-        fh.write("\n")
+    from .._output import write_text
+
+    # each file complete or unchanged (written beside it, then renamed: pysdc._output)
+    write_text(out_dir / f"parity-{mode}.json", json.dumps(rep, indent=1, sort_keys=True, default=float) + "\n")
     suffix = "" if mode == "native" else f"-{mode}"
-    (out_dir / f"README{suffix}.md").write_text(markdown(rep))
-    (out_dir / f"index{suffix}.html").write_text(html_page(rep, outcomes))
+    write_text(out_dir / f"README{suffix}.md", markdown(rep))
+    write_text(out_dir / f"index{suffix}.html", html_page(rep, outcomes))
     return rep

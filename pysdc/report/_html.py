@@ -444,10 +444,15 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
 
 
 def write_report(problem, masked=None, path="report.html", **options) -> Path:
-    """Write :func:`html_report` to ``path`` (UTF-8); returns the path."""
+    """Write :func:`html_report` to ``path`` (UTF-8, a ``.html`` or ``.htm`` name); returns the path.
+
+    The file appears only complete: written beside ``path`` and renamed (:mod:`pysdc._output`); on an
+    error, an interrupt or a full disk ``path`` keeps its old content (or does not exist)."""
+    from .._output import check_output, write_text
+
+    p = check_output(path, (), what="path", extensions=(".html", ".htm"), format_name="the report as HTML")
     text = html_report(problem, masked, **options)
-    p = Path(path)
-    p.write_text(text, encoding="utf-8")
+    write_text(p, text, encoding="utf-8")
     return p
 
 
