@@ -54,7 +54,7 @@ def catalogue() -> str:
         out += [f"### {_FAMILY_TITLES.get(family, family)}", "",
                 "| pysdc | sdcMicro | what it computes | result | R bridge |", "|---|---|---|---|---|"]
         for m in (m for m in _registry.MEASURES if m.family == family):
-            r = f"`{m.r}`" if m.r else "— (literature / analysts' check)"
+            r = f"`{m.r}`" if m.r else "—"
             bridge = f"`pysdc.r.{m.python}`" if (m.r and m.bridge) else "native only"
             result = m.result.__name__
             result = f"[`{result}`][pysdc.{result}]" if m.result.__module__.startswith("pysdc") else f"`{result}`"

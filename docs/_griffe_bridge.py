@@ -1,14 +1,17 @@
-"""A Griffe extension: the R bridge's wrappers, which ``pysdc.r`` makes at import time from the registry.
+"""Griffe extensions for the API reference (mkdocs.yml loads them).
 
-``pysdc/r/__init__.py`` adds one wrapper per registered measure (``globals().update(_WRAPPERS)``), so a
-static reading of the source does not see them. This extension imports ``pysdc.r`` (which starts neither
-R nor rpy2) and adds each wrapper to the static model with its real signature and docstring, so the API
-reference documents exactly the functions users call.
+:class:`RBridgeWrappers`: ``pysdc/r/__init__.py`` adds one wrapper per registered measure
+(``globals().update(_WRAPPERS)``), so a static reading of the source does not see them. The extension imports
+``pysdc.r`` (which starts neither R nor rpy2) and adds each wrapper to the static model with its real signature
+and docstring, so the API reference documents exactly the functions users call.
+
+:class:`NumpydocReferences`: numpydoc's References (``.. [1] ...``) as a Markdown list.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 
 import griffe
 
@@ -44,3 +47,14 @@ class RBridgeWrappers(griffe.Extension):
                                    lineno=0, endlineno=0)
             func.docstring = griffe.Docstring(inspect.cleandoc(fn.__doc__ or ""), parent=func, lineno=0, endlineno=0)
             mod.set_member(name, func)
+
+
+_FOOTNOTE = re.compile(r"^(\s*)\.\. \[(\w+)\]", re.M)
+
+
+class NumpydocReferences(griffe.Extension):
+    """numpydoc's References (``.. [1] Author, title``) as a Markdown list, one reference an item."""
+
+    def on_object(self, *, obj: griffe.Object, **kwargs) -> None:  # noqa: ARG002
+        if obj.docstring is not None and ".. [" in obj.docstring.value:
+            obj.docstring.value = _FOOTNOTE.sub(r"\1- [\2]", obj.docstring.value)
