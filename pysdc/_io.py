@@ -287,6 +287,8 @@ def _typed_levels(levels: list, levels_dtype: str | None, what: str) -> pd.Index
         vals = _parse_float(text, what)
     else:
         raise InvalidParameterError(f"{what}: levels_dtype {levels_dtype!r} is not supported.")
+    if not pd.api.types.is_bool_dtype(dt):
+        _fit(np.asarray(vals), np.zeros(len(vals), dtype=bool), levels_dtype, what)
     return pd.Index(vals).astype(dt)
 
 
@@ -326,39 +328,149 @@ def table_schema(df: pd.DataFrame) -> dict:
     return {"format": SCHEMA_FORMAT, "columns": cols}
 
 
+_INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+_FLOATS = ("float32", "float64", "Float32", "Float64")
+_NULLABLE_INTS = tuple(t.capitalize() if t.startswith("int") else "UInt" + t[4:] for t in _INTS)
+#: the pandas dtypes a schema may give a column, by its r_class
+_DTYPES = {
+    "numeric": _FLOATS + _INTS + _NULLABLE_INTS,
+    "integer": _INTS + _NULLABLE_INTS + _FLOATS,
+    "logical": ("bool", "boolean"),
+    "character": ("object", "str", "string"),
+    "factor": ("category",),
+    "ordered": ("category",),
+}
+_LEVELS_DTYPES = ("object", "str", "string", "bool", "boolean") + _INTS + _NULLABLE_INTS + _FLOATS
+_SCHEMA_MAX_BYTES = 64 * 2**20
+
+
+def _json_constant(name: str):
+    raise InvalidParameterError(f"holds the literal {name}, which is not JSON")
+
+
 def read_schema(schema) -> dict:
-    """Load and check a schema given as a dict or as the path of a JSON file."""
+    """Load and check a schema given as a dict or as the path of a JSON file.
+
+    Every column needs a ``name`` and an ``r_class``; a ``dtype`` must be one that the r_class
+    allows (:data:`_DTYPES`; the values are checked against it when the table is read), factor
+    levels distinct strings (or numbers). Anything else is refused with InvalidParameterError."""
     where = "schema"
     if isinstance(schema, (str, os.PathLike)):
         where = f"schema file {os.fspath(schema)!r}"
         try:
-            with open(schema, encoding="utf-8") as fh:
-                schema = json.load(fh)
+            with open(schema, "rb") as fh:
+                raw = fh.read(_SCHEMA_MAX_BYTES + 1)
+        except OSError as exc:
+            raise InvalidParameterError(f"cannot read {where}: {exc.strerror or exc}.") from None
+        if len(raw) > _SCHEMA_MAX_BYTES:
+            raise InvalidParameterError(f"{where} is larger than {_SCHEMA_MAX_BYTES // 2**20} MiB; a schema is small.")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidParameterError(
+                f"{where} is not UTF-8 text (byte 0x{raw[exc.start:exc.start + 1].hex()} at byte {exc.start}); "
+                "a schema is JSON in UTF-8.") from None
+        try:
+            schema = json.loads(text, parse_constant=_json_constant)
         except json.JSONDecodeError as exc:
             raise InvalidParameterError(f"{where} is not valid JSON ({exc}).") from None
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"{where} {exc} (NaN, Infinity and -Infinity are not allowed).") from None
+        except RecursionError:
+            raise InvalidParameterError(f"{where} is nested too deeply to be a schema.") from None
+        except ValueError as exc:  # e.g. an integer of more than 4300 digits
+            raise InvalidParameterError(f"{where} holds a value that cannot be read ({str(exc).split(';')[0]}).") from None
     if not isinstance(schema, dict) or not isinstance(schema.get("columns"), list):
         raise InvalidParameterError(
             f"{where} must be a JSON object with a 'columns' list "
-            f'({{"format": "{SCHEMA_FORMAT}", "columns": [{{"name": ..., "r_class": ...}}]}}).'
+            f'({{"format": "{SCHEMA_FORMAT}", "columns": [{{"name": ..., "r_class": ...}}]}}); '
+            f"got {type(schema).__name__}{' without a columns list' if isinstance(schema, dict) else ''}."
         )
     fmt = schema.get("format", SCHEMA_FORMAT)
     if fmt != SCHEMA_FORMAT:
-        raise InvalidParameterError(f"{where} has format {fmt!r}; this pysdc reads {SCHEMA_FORMAT!r}.")
+        raise InvalidParameterError(f"{where} has format {_shown(fmt)}; this pysdc reads {SCHEMA_FORMAT!r}.")
     seen = set()
     for i, col in enumerate(schema["columns"]):
         if not isinstance(col, dict) or not isinstance(col.get("name"), str):
             raise InvalidParameterError(f"{where}: column entry {i} needs a 'name' string.")
+        name = col["name"]
         cls = col.get("r_class")
-        if cls not in _R_CLASSES:
+        if not isinstance(cls, str) or cls not in _R_CLASSES:
             raise InvalidParameterError(
-                f"{where}: column {col['name']!r} has r_class {cls!r}; use one of {', '.join(_R_CLASSES)}."
+                f"{where}: column {name!r} has r_class {_shown(cls)}; use one of {', '.join(_R_CLASSES)}."
             )
-        if cls in ("factor", "ordered") and not isinstance(col.get("levels"), list):
-            raise InvalidParameterError(f"{where}: {cls} column {col['name']!r} needs a 'levels' list.")
-        if col["name"] in seen:
-            raise InvalidParameterError(f"{where} lists column {col['name']!r} twice.")
-        seen.add(col["name"])
+        dtype = col.get("dtype")
+        if dtype is not None and (not isinstance(dtype, str) or dtype not in _DTYPES[cls]):
+            raise InvalidParameterError(
+                f"{where}: column {name!r} ({cls}) has dtype {_shown(dtype)}; the dtype of "
+                f"{'an' if cls[0] in 'aeiou' else 'a'} {cls} column is one of "
+                f"{', '.join(_DTYPES[cls])} (or none)."
+            )
+        if cls in ("factor", "ordered"):
+            levels = col.get("levels")
+            if not isinstance(levels, list):
+                raise InvalidParameterError(f"{where}: {cls} column {name!r} needs a 'levels' list.")
+            bad = [v for v in levels if isinstance(v, bool) or not isinstance(v, (str, int, float))
+                   or (isinstance(v, float) and not np.isfinite(v))]
+            if bad:
+                raise InvalidParameterError(
+                    f"{where}: the levels of column {name!r} must be strings; it holds {_shown(bad[0])}.")
+            text = [str(v) for v in levels]
+            if len(set(text)) != len(text):
+                dup = next(t for k, t in enumerate(text) if t in text[:k])
+                raise InvalidParameterError(f"{where}: the levels of column {name!r} list {dup!r} more than once.")
+            ldt = col.get("levels_dtype")
+            if ldt is not None and (not isinstance(ldt, str) or ldt not in _LEVELS_DTYPES):
+                raise InvalidParameterError(
+                    f"{where}: column {name!r} has levels_dtype {_shown(ldt)}; use one of {', '.join(_LEVELS_DTYPES)}.")
+        if name in seen:
+            raise InvalidParameterError(f"{where} lists column {name!r} twice.")
+        seen.add(name)
     return schema
+
+
+def _shown(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fit(vals: np.ndarray, miss: np.ndarray, dtype, what: str) -> None:
+    """Refuse a dtype (from a schema) that cannot hold every value of ``vals`` (int64 or float64; ``miss``:
+    missing), naming the first value that does not fit and its row (1-based, the header not counted)."""
+    if dtype is None:
+        return
+    dt = pd.api.types.pandas_dtype(dtype)
+    kind = getattr(dt, "numpy_dtype", dt)
+    if isinstance(dt, pd.CategoricalDtype) or not isinstance(kind, np.dtype) or kind.kind not in "iuf":
+        return
+    v = vals[~miss] if miss is not None and miss.any() else vals
+    rows = np.flatnonzero(~miss) if miss is not None and miss.any() else None
+    if not len(v):
+        return
+    with np.errstate(all="ignore"):
+        if kind.kind in "iu":
+            info = np.iinfo(kind)
+            if vals.dtype.kind == "f":
+                bad = ~np.isfinite(v) | (v != np.round(v)) | (v < info.min) | (v >= float(info.max) + 1)
+            else:
+                bad = v < info.min
+                if int(info.max) < np.iinfo(np.int64).max:
+                    bad = bad | (v > info.max)
+        else:
+            back = v.astype(kind).astype(v.dtype)
+            bad = ~((back == v) | (np.isnan(v) & np.isnan(back.astype(np.float64))))
+            if v.dtype.kind in "iu":  # float64 from int64: exactly representable?
+                bad = bad | (np.abs(v) > 2**53) & (v.astype(np.float64).astype(np.int64, copy=False) != v)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        row = int(rows[j]) if rows is not None else j
+        val = v[j]
+        shown = _value_text(val) if vals.dtype.kind == "f" else str(int(val))
+        raise InvalidParameterError(
+            f"{what}: the schema's dtype {str(dtype)!r} cannot hold the value {shown} (row {row + 1}); pysdc "
+            "does not change values to fit a dtype. Give the column a dtype that holds it (e.g. 'int64' or "
+            f"'float64'), or no dtype. Allowed dtypes: {', '.join(_DTYPES['numeric'])}."
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -672,7 +784,111 @@ def _show_progress(path: Path, progress) -> bool:
 
 
 def _pandas_csv(path: Path, dialect: tuple, show: bool = False, **kw) -> pd.DataFrame:
-    """pandas' C parser on ``path`` with pysdc's messages for its errors."""
+    """pandas' C parser on ``path`` with pysdc's messages for its errors.
+
+    A record with more fields than the header is refused: pandas would drop the extra fields
+    silently when it reads some of the columns (``usecols``), and make the first column an index
+    when the first record is the longer one. So is text with a NUL character (:func:`_refuse_nul`)."""
+    if kw.get("nrows") == 0:
+        return _pandas_call(path, dialect, show, **kw)
+    if kw.get("usecols") is not None:  # pandas does not count the fields of a record when it reads some columns
+        _check_fields(path, dialect)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", pd.errors.ParserWarning)
+        try:
+            df = _pandas_call(path, dialect, show, index_col=False, **kw)
+        except InvalidParameterError as exc:
+            if "Expected" in str(exc) and "fields" in str(exc):  # a longer record: the same words as with usecols
+                _check_fields(path, dialect)
+            raise
+    for w in caught:
+        if issubclass(w.category, pd.errors.ParserWarning) and "does not match length of data" in str(w.message):
+            _check_fields(path, dialect)
+            raise InvalidParameterError(f"file {str(path)!r} is not a well-formed CSV file: a record has more fields "
+                                        "than the header.")
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    _refuse_nul(path, df)
+    return df
+
+
+def _check_fields(path: Path, dialect: tuple) -> None:
+    """Refuse a record with more fields than the header, naming its line (pyarrow's CSV parser, streamed;
+    without pyarrow, pandas reading every column)."""
+    sep, _, encoding = dialect
+    header = list(_pandas_call(path, dialect, False, dtype=object, nrows=0).columns)
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pc
+    except ImportError:
+        _pandas_call(path, dialect, False, dtype="category", keep_default_na=False, na_values=[], index_col=False)
+        return
+    found = []
+
+    def handler(row):
+        if row.actual_columns > row.expected_columns:
+            found.append(row)
+            return "error"
+        return "skip"  # fewer fields: pandas (and R's read.csv, fill = TRUE) fill them in
+
+    names = [f"c{i}" for i in range(len(header))]
+    enc = "utf8" if encoding in ("utf-8-sig", "utf-8") else encoding
+    try:
+        with pa.input_stream(str(path), compression="detect") as src:
+            reader = pc.open_csv(
+                src, read_options=pc.ReadOptions(use_threads=False, column_names=names, skip_rows=1, encoding=enc),
+                parse_options=pc.ParseOptions(delimiter=sep, quote_char='"', double_quote=True, escape_char=False,
+                                              newlines_in_values=True, invalid_row_handler=handler),
+                convert_options=pc.ConvertOptions(include_columns=names[:1],
+                                                  column_types={names[0]: pa.dictionary(pa.int32(), pa.string())}))
+            for _ in reader:
+                pass
+    except (pa.ArrowException, OSError, ValueError, UnicodeDecodeError):
+        if not found:
+            return  # another problem: pandas words it
+    if found:
+        row = found[0]
+        line = f"line {row.number}" if row.number is not None else "a line"
+        text = row.text if len(row.text) <= 80 else row.text[:77] + "..."
+        raise InvalidParameterError(
+            f"file {str(path)!r} is not a well-formed CSV file: {line} has {row.actual_columns} fields, the header "
+            f"{row.expected_columns} ({text!r}). pysdc does not drop or shift fields (R's read.csv would shift "
+            "them into other columns or rows); fix the line, e.g. quote a field that holds the separator, or give "
+            "the separator (--sep)."
+        )
+
+
+def _refuse_nul(path: Path, df: pd.DataFrame) -> None:
+    """Text with a NUL character is refused: R's read.csv ends the field at the NUL and loses the rest of the
+    line (with a warning "line N appears to contain embedded nulls"); pandas would keep "1\\0" as its own value."""
+    names = [str(c) for c in df.columns]
+    for j, name in enumerate(names):
+        s = df.iloc[:, j]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = s.cat.categories
+            if cats.dtype != object and not isinstance(cats.dtype, pd.StringDtype):
+                continue
+            bad = np.flatnonzero(pd.Series(cats.astype(object)).str.contains("\x00", regex=False).fillna(False)
+                                 .to_numpy(dtype=bool))
+            if not len(bad):
+                continue
+            hit = np.isin(s.cat.codes.to_numpy(), bad)
+        elif s.dtype == object or isinstance(s.dtype, pd.StringDtype):
+            hit = s.str.contains("\x00", regex=False).fillna(False).to_numpy(dtype=bool)
+        else:
+            continue
+        if hit.any():
+            i = int(np.flatnonzero(hit)[0])
+            raise InvalidParameterError(
+                f"file {str(path)!r} holds a NUL character (byte 0x00) in column {name!r}, record {i + 1} (line "
+                f"{i + 2}). R's read.csv ends the field at the NUL and loses the rest of the line (\"line {i + 2} "
+                "appears to contain embedded nulls\"); pysdc refuses it. Remove the NUL bytes (e.g. tr -d "
+                "'\\000' < in.csv > out.csv) or fix the file's encoding (UTF-16 files need --encoding utf-16)."
+            )
+    if any("\x00" in n for n in names):
+        raise InvalidParameterError(f"file {str(path)!r} has a NUL character (byte 0x00) in its header row; remove it.")
+
+
+def _pandas_call(path: Path, dialect: tuple, show: bool = False, **kw) -> pd.DataFrame:
     sep, _, encoding = dialect
     try:
         with _csv_source(path, show) as (src, compression):
@@ -732,9 +948,11 @@ def _convert(text: np.ndarray, entry: dict, what: str, decimal: str = ".") -> pd
         cls = "integer"  # 64-bit integers beyond R's range: R reads doubles, pandas gets them back exactly
     if cls == "numeric":
         vals = _parse_float(text, what, decimal)
+        _fit(vals, np.isnan(vals), dtype, what)
         return pd.Series(vals, dtype=dtype or "float64")
     if cls == "integer":
         vals, miss = _parse_int(text, what)
+        _fit(vals, miss, dtype, what)
         return _int_series(vals, miss, dtype)
     if cls == "logical":
         vals, miss = _parse_bool(text, what)
@@ -882,10 +1100,14 @@ def _read_typed_fast(path: Path, entries: list, na_values, usecols, dialect, sho
         s = df.iloc[:, i]
         cls, dtype, what = e["r_class"], e.get("dtype"), f"column {e['name']!r} of {path.name}"
         if cls == "numeric":
-            cols[e["name"]] = pd.Series(s.to_numpy(dtype=np.float64), dtype=dtype or "float64")
+            vals = s.to_numpy(dtype=np.float64)
+            _fit(vals, np.isnan(vals), dtype, what)
+            cols[e["name"]] = pd.Series(vals, dtype=dtype or "float64")
         elif cls == "integer":
             miss = s.isna().to_numpy()
-            cols[e["name"]] = _int_series(s.to_numpy(dtype=np.int64, na_value=0), miss, dtype)
+            vals = s.to_numpy(dtype=np.int64, na_value=0)
+            _fit(vals, miss, dtype, what)
+            cols[e["name"]] = _int_series(vals, miss, dtype)
         elif cls == "character":
             cols[e["name"]] = _convert(s.to_numpy(dtype=object), e, what)
         elif cls == "logical":

@@ -227,7 +227,8 @@ def test_scan_directory_glob_and_csv(tmp_path):
     d.mkdir()
     for i, part in enumerate(np.array_split(np.arange(len(df)), 4)):
         df.iloc[part].to_parquet(d / f"part-{i}.parquet", index=False)
-    df.to_csv(tmp_path / "all.csv", index=False)
+    # missing values as NA: an empty text field is the category "" on every path (as in R's read.csv)
+    df.to_csv(tmp_path / "all.csv", index=False, na_rep="NA")
     keys = ["a", "b", "t"]
     ref = _quiet(pysdc.measure_risk, df, keys, w="w", hid="h")
     for source in (d, str(d / "part-*.parquet")):

@@ -106,8 +106,16 @@ def _scan(path: str, args, label: str):
     from ._tables import scan
 
     engine = "spark" if args.engine == "spark" else "duckdb"
+    # CSV files are read as the pandas path reads them: --na, --text, the schema (--sep, --decimal and
+    # --encoding through pysdc._io.csv_dialect)
+    from ..cli._common import split_names
+
+    schema = getattr(args, "masked_schema" if label == "MASKED" else "schema", None)
+    reading = {"na_values": tuple(args.na or ("NA",)), "text_columns": split_names(getattr(args, "text", None),
+                                                                                   "--text") or (),
+               "schema": schema}
     try:
-        return scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit)
+        return scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit, **reading)
     except ImportError:
         raise InvalidParameterError(f"--engine {engine} needs the {engine} package: pip install "
                                     f"'pysdc-measures[{engine}]'.") from None

@@ -86,6 +86,7 @@ class Scan:
         self.threads = threads
         self.temp_directory = temp_directory
         self.spark = spark
+        self.csv = None  # CSV files: the reading options (pysdc.engine._csv.csv_options)
         self._table = None
 
     def __repr__(self) -> str:
@@ -160,7 +161,9 @@ def _format_of(path: str) -> str | None:
 
 
 def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit: str | None = None,
-         threads: int | None = None, temp_directory: str | None = None, spark=None) -> Scan:
+         threads: int | None = None, temp_directory: str | None = None, spark=None, na_values=("NA",),
+         text_columns=(), sep: str | None = None, decimal: str | None = None, encoding: str | None = None,
+         schema=None) -> Scan:
     """A lazy dataset over Parquet or CSV files (or an engine's table) that pysdc's measures run on.
 
     The measures that depend on the data only through key-combination counts, weight sums and
@@ -190,6 +193,9 @@ def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit:
         Where DuckDB spills (default: DuckDB's ``.tmp`` next to the working directory).
     spark : pyspark.sql.SparkSession, optional
         The session for ``engine="spark"`` (default: the active one, else a local one).
+    na_values, text_columns, sep, decimal, encoding, schema
+        How CSV files are read: as by :func:`pysdc.read_table` (the same defaults and detection, the
+        options of :func:`pysdc._io.csv_dialect` included; ``schema``: default the first file's sidecar).
 
     Returns
     -------
@@ -202,10 +208,13 @@ def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit:
 
     Notes
     -----
-    Nothing is read when the scan is made. CSV files are read with DuckDB's (or Spark's) type
-    detection; give Parquet files typed columns for exact control (a key stored as text is a
-    category for :func:`pysdc.measure_risk` and parsed as a number by :func:`pysdc.freq_calc`, as
-    in sdcMicro). ``robeigen`` and ``suda2`` need all records in memory and refuse a scan.
+    Nothing is read when the scan is made. CSV files are read as :func:`pysdc.read_table` reads
+    them (R's ``read.csv``), whatever the engine and however many files: every field as text with
+    the same dialect and NA strings, then each column typed by the pandas path's rules over all
+    values of all files (:mod:`pysdc.engine._csv`); an encoding the engine cannot decode is
+    refused. A key stored as text is a category for :func:`pysdc.measure_risk` and parsed as a
+    number by :func:`pysdc.freq_calc`, as in sdcMicro. ``robeigen`` and ``suda2`` need all records
+    in memory and refuse a scan.
 
     Examples
     --------
@@ -226,6 +235,11 @@ def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit:
         files, fmt = _expand(source)
         s = Scan(files, format=fmt, engine=engine, id=id, memory_limit=memory_limit, threads=threads,
                  temp_directory=temp_directory, spark=spark)
+        if fmt == "csv":  # read as read_table reads them (pysdc.engine._csv)
+            from ._csv import csv_options
+
+            s.csv = csv_options(files, na_values=na_values, text_columns=text_columns, sep=sep, decimal=decimal,
+                                encoding=encoding, schema=schema)
     if id is not None and id not in s.columns:
         raise InvalidParameterError(f"id names column {id!r} that the data does not have; columns: {s.columns[:20]}.")
     return s
@@ -262,12 +276,17 @@ def _open_source(s: Scan) -> _Backend:
             con.execute("SET enable_progress_bar = false")  # pysdc reports its own progress on stderr
         if s.format == "parquet":
             return DuckTable(con.sql(f"SELECT * FROM {_read_parquet(s.source)}"), id=s.id, con=con, files=s.source)
-        rel = con.read_csv(s.source if len(s.source) > 1 else s.source[0], header=True)
-        return DuckTable(rel, id=s.id, con=con)
+        from ._csv import duckdb_csv
+
+        return DuckTable(duckdb_csv(con, s.source, s.csv), id=s.id, con=con)
     spark = s.spark or _spark_session()
     reader = spark.read
-    df = reader.parquet(*s.source) if s.format == "parquet" else reader.csv(list(s.source), header=True,
-                                                                               inferSchema=True)
+    if s.format == "parquet":
+        df = reader.parquet(*s.source)
+    else:
+        from ._csv import spark_csv
+
+        df = spark_csv(spark, s.source, s.csv)
     return SparkTable(df, id=s.id, files=s.source, format=s.format)
 
 

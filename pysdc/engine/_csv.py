@@ -1,0 +1,347 @@
+"""CSV files on an engine, read as the pandas path reads them (:func:`pysdc.read_table`).
+
+DuckDB and Spark read every field as text, with the file's dialect (separator, quote, encoding) and
+its NA strings; the columns are then typed in SQL by the rules of the pandas path (R's ``read.csv``),
+decided over every value of every file together, not over a sample:
+
+* a column without a present value is logical (all missing);
+* a column whose present values are all the empty text is text;
+* logical if every non-empty value is ``TRUE``/``FALSE``/``T``/``F``/``true``/``false``/``True``/``False``;
+* integer if every non-empty value is a whole number (white space around it allowed, a field of white
+  space only missing; ``01`` is 1), double if beyond R's 32-bit integers;
+* double if every non-empty value is a number (with the decimal mark of the dialect; ``inf``/``nan``
+  as Python reads them, NaN missing);
+* text otherwise (the NA strings missing, empty fields the value ``""``, as in R).
+
+A record with more fields than the header, a NUL character in a field, and files whose headers
+differ are refused (InvalidParameterError), as by the pandas path. A schema sidecar
+(``<stem>.schema.json``) types its columns as it does on the pandas path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .._errors import InvalidParameterError
+
+__all__ = ["csv_options", "duckdb_csv", "spark_csv"]
+
+#: Python's white space as ``int()``/``float()``/``str.strip()`` take it (ASCII part; other white
+#: space makes a field text on the pandas path too)
+_WS = "[ \t\n\r\x0b\x0c\x1c-\x1f]"
+_INT = f"^{_WS}*([+-]?[0-9]+)?{_WS}*$"
+_FLOAT = f"^{_WS}*([+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf|infinity|nan)))?{_WS}*$"
+_TRIM = (f"^{_WS}+", f"{_WS}+$")
+_INT32_MAX = 2147483647
+#: DuckDB's own CSV encodings (others need its "encodings" extension, which pysdc does not load)
+_DUCK_ENCODINGS = {"utf-8-sig": "utf-8", "utf-8": "utf-8", "latin-1": "latin-1", "iso8859-1": "latin-1",
+                   "utf-16": "utf-16"}
+#: Spark's CSV encodings, by Python's codec names
+_SPARK_ENCODINGS = {"utf-8-sig": "utf-8", "utf-8": "utf-8", "iso8859-1": "iso-8859-1", "latin-1": "iso-8859-1",
+                    "ascii": "us-ascii", "utf-16": "utf-16", "utf-16-be": "utf-16be", "utf-16-le": "utf-16le",
+                    "utf-32": "utf-32"}
+
+
+def csv_options(files: list, *, na_values=("NA",), text_columns=(), sep=None, decimal=None, encoding=None,
+                schema=None) -> dict:
+    """The reading options of CSV ``files`` as the pandas path resolves them (given, else
+    :func:`pysdc._io.csv_dialect`'s, else detected in the first file), the header (the same in
+    every file) and the schema (given, else the first file's sidecar)."""
+    from .. import _io
+
+    if isinstance(na_values, str) or not all(isinstance(v, str) for v in na_values):
+        raise InvalidParameterError(f"na_values must be a list of strings; got {na_values!r}.")
+    first = Path(files[0])
+    sep, decimal, encoding = _io._dialect(first, sep, decimal, encoding)
+    header = _io.read_header(first, sep=sep, encoding=encoding)
+    for f in files[1:]:
+        other = _io.read_header(Path(f), sep=sep, encoding=encoding)
+        if other != header:
+            raise InvalidParameterError(
+                f"the CSV files do not have the same columns: {str(first)!r} has {header[:10]}, {str(f)!r} has "
+                f"{other[:10]}; read the files of one table (same header) together.")
+    if schema is None:
+        side = [Path(f) for f in files if _io.schema_path(Path(f)).exists()]
+        schema = _io.schema_path(side[0]) if side else None
+    sch = _io.read_schema(schema) if schema is not None else None
+    if sch is not None:
+        names = [c["name"] for c in sch["columns"]]
+        if names != header:
+            raise InvalidParameterError(
+                f"the columns of {first.name} do not match its schema (file {header[:10]}, schema {names[:10]}); "
+                "pass the right schema or fix the file.")
+    unknown = [c for c in text_columns or () if c not in header]
+    if unknown:
+        raise InvalidParameterError(f"text_columns names column(s) {unknown[:10]} that the files do not have; "
+                                    f"their columns are {header[:20]}.")
+    return {"na_values": list(na_values), "text_columns": list(text_columns or ()), "sep": sep, "decimal": decimal,
+            "encoding": encoding, "header": header, "schema": sch}
+
+
+# =============================================================================
+# the SQL shared by DuckDB and Spark
+
+
+class _Sql:
+    """What differs between DuckDB's and Spark's SQL."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def q(self, name: str) -> str:
+        if self.kind == "duckdb":
+            return '"' + name.replace('"', '""') + '"'
+        return "`" + name.replace("`", "``") + "`"
+
+    def lit(self, text: str) -> str:
+        body = text.replace("'", "''")
+        if self.kind == "spark":  # Spark's literals take backslash escapes
+            body = body.replace("\\", "\\\\")
+        return "'" + body + "'"
+
+    def rx(self, expr: str, pattern: str) -> str:
+        if self.kind == "duckdb":
+            return f"regexp_matches({expr}, {self.lit(pattern)})"
+        return f"({expr} RLIKE {self.lit(pattern)})"
+
+    def trim(self, expr: str) -> str:
+        for p in _TRIM:
+            expr = f"regexp_replace({expr}, {self.lit(p)}, '')"
+        return expr
+
+    def nul(self) -> str:
+        return "chr(0)"
+
+
+def _number_text(sql: _Sql, c: str, decimal: str) -> str:
+    return c if decimal == "." else f"replace({c}, ',', '.')"
+
+
+def _is_number(sql: _Sql, c: str, decimal: str) -> str:
+    if decimal == ".":
+        return sql.rx(c, _FLOAT)
+    return f"(instr({c}, '.') = 0 AND {sql.rx(_number_text(sql, c, decimal), _FLOAT)})"
+
+
+def _all(cond: str, c: str) -> str:
+    """1 when every non-empty present value meets ``cond`` (NULL when there is none)."""
+    return f"min(CASE WHEN {c} <> '' THEN (CASE WHEN {cond} THEN 1 ELSE 0 END) END)"
+
+
+def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list) -> str:
+    from .._io import _FALSE, _TRUE
+
+    bools = ", ".join(sql.lit(t) for t in _TRUE + _FALSE)
+    parts = []
+    for i, name in enumerate(header):
+        c = sql.q(name)
+        parts.append(f"count({c}) AS n{i}")
+        parts.append(f"max(CASE WHEN instr({c}, {sql.nul()}) > 0 THEN 1 ELSE 0 END) AS z{i}")
+        if name not in cols:
+            continue
+        parts += [
+            f"sum(CASE WHEN {c} <> '' THEN 1 ELSE 0 END) AS e{i}",
+            f"{_all(f'{c} IN ({bools})', c)} AS b{i}",
+            f"{_all(sql.rx(c, _INT), c)} AS i{i}",
+            f"{_all(_is_number(sql, c, decimal), c)} AS f{i}",
+            f"max(CASE WHEN {c} <> '' AND {sql.rx(c, _INT)} THEN abs(TRY_CAST({sql.trim(c)} AS DOUBLE)) END) AS m{i}",
+        ]
+    return f"SELECT {', '.join(parts)} FROM {src}"
+
+
+def _classes(row: dict, header: list, cols: list) -> dict:
+    """Each column's R class from the survey, by the rules of ``pysdc._io._infer``."""
+    out = {}
+    for i, name in enumerate(header):
+        if name not in cols:
+            out[name] = "character"
+        elif not row[f"n{i}"]:
+            out[name] = "logical"  # R: an all-NA column is logical
+        elif not row[f"e{i}"]:
+            out[name] = "character"
+        elif row[f"b{i}"] == 1:
+            out[name] = "logical"
+        elif row[f"i{i}"] == 1:
+            big = row[f"m{i}"]
+            out[name] = "numeric" if big is not None and big > _INT32_MAX else "integer"
+        elif row[f"f{i}"] == 1:
+            out[name] = "numeric"
+        else:
+            out[name] = "character"
+    return out
+
+
+def _typed_sql(sql: _Sql, header: list, classes: dict, decimal: str, src: str) -> str:
+    return f"SELECT {', '.join(_typed_exprs(sql, header, classes, decimal))} FROM {src}"
+
+
+def _typed_exprs(sql: _Sql, header: list, classes: dict, decimal: str) -> list:
+    from .._io import _FALSE, _TRUE
+
+    exprs = []
+    for name in header:
+        c = sql.q(name)
+        cls = classes[name]
+        if cls == "integer":
+            e = f"TRY_CAST({sql.trim(c)} AS BIGINT)"
+        elif cls == "numeric":
+            x = f"TRY_CAST({sql.trim(_number_text(sql, c, decimal))} AS DOUBLE)"
+            e = f"(CASE WHEN isnan({x}) THEN NULL ELSE {x} END)"
+        elif cls == "logical":
+            e = (f"(CASE WHEN {c} IN ({', '.join(sql.lit(t) for t in _TRUE)}) THEN TRUE "
+                 f"WHEN {c} IN ({', '.join(sql.lit(t) for t in _FALSE)}) THEN FALSE END)")
+        else:
+            e = c
+        exprs.append(f"{e} AS {c}")
+    return exprs
+
+
+def _schema_classes(sch: dict, text_columns) -> dict:
+    return {c["name"]: ("character" if c["name"] in text_columns or c["r_class"] in ("factor", "ordered")
+                        else c["r_class"]) for c in sch["columns"]}
+
+
+def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
+    for i, name in enumerate(header):
+        if row[f"z{i}"]:
+            raise InvalidParameterError(
+                f"{what} hold(s) a NUL character (byte 0x00) in column {name!r}. R's read.csv ends the field at "
+                "the NUL and loses the rest of the line (\"line N appears to contain embedded nulls\"); pysdc "
+                "refuses it. Remove the NUL bytes (e.g. tr -d '\\000' < in.csv > out.csv).")
+    if sch is None:
+        return
+    for i, name in enumerate(header):  # the schema's classes must hold the values (as on the pandas path)
+        cls = classes[name]
+        ok = {"integer": row.get(f"i{i}"), "numeric": row.get(f"f{i}"), "logical": row.get(f"b{i}")}.get(cls, 1)
+        if ok == 0:
+            raise InvalidParameterError(f"column {name!r} of {what} should be {cls} (its schema) but holds text that "
+                                        "is not; fix the data or the schema.")
+
+
+def _survey(fetch, sql: _Sql, opts: dict, src: str, what: str) -> dict:
+    header = opts["header"]
+    sch = opts["schema"]
+    text = set(opts["text_columns"])
+    if sch is not None:
+        classes = _schema_classes(sch, text)
+        cols = [n for n in header if classes[n] in ("integer", "numeric", "logical")]
+    else:
+        cols = [n for n in header if n not in text]
+    row = fetch(_survey_sql(sql, header, opts["decimal"], src, cols))
+    if sch is None:
+        classes = _classes(row, header, cols)
+    _check(row, header, classes, sch, what)
+    return classes
+
+
+def _what(files: list) -> str:
+    return repr(files[0]) if len(files) == 1 else f"the {len(files)} CSV files ({files[0]!r} ...)"
+
+
+# =============================================================================
+# DuckDB
+
+
+def duckdb_csv(con, files: list, opts: dict):
+    """The typed DuckDB relation of CSV ``files`` (``opts`` from :func:`csv_options`)."""
+    import duckdb
+
+    enc = _DUCK_ENCODINGS.get(opts["encoding"])
+    if enc is None:
+        raise InvalidParameterError(
+            f"DuckDB's CSV reader cannot decode {opts['encoding']!r} (it reads UTF-8, UTF-16 and latin-1); use "
+            "--engine pandas (read_table), or convert the files to UTF-8 first (iconv -f cp1252 -t utf-8).")
+    sql = _Sql("duckdb")
+    listed = "[" + ", ".join(sql.lit(os.fspath(f)) for f in files) + "]"
+    columns = "{" + ", ".join(f"{sql.lit(n)}: 'VARCHAR'" for n in opts["header"]) + "}"
+    nulls = "[" + ", ".join(sql.lit(v) for v in opts["na_values"]) + "]"
+    src = (f"read_csv({listed}, header = true, auto_detect = false, columns = {columns}, delim = {sql.lit(opts['sep'])}, "
+           f"quote = '\"', escape = '\"', encoding = {sql.lit(enc)}, nullstr = {nulls}, allow_quoted_nulls = true, "
+           "null_padding = true, strict_mode = true)")
+    what = _what(files)
+
+    def fetch(query: str) -> dict:
+        try:
+            rel = con.sql(query)
+            return dict(zip(rel.columns, rel.fetchall()[0]))
+        except duckdb.Error as exc:
+            raise _duck_error(exc, what, opts) from None
+
+    classes = _survey(fetch, sql, opts, src, what)
+    return con.sql(_typed_sql(sql, opts["header"], classes, opts["decimal"], src))
+
+
+def _duck_error(exc, what: str, opts: dict) -> InvalidParameterError:
+    msg = str(exc).split("\n")
+    head = " ".join(m.strip() for m in msg[:4] if m.strip() and not m.startswith("Possible"))
+    advice = ""
+    if "unicode" in str(exc).lower() or "encod" in str(exc).lower():
+        advice = (" Give the files' encoding: --encoding latin-1 on the command line, pysdc.scan(..., "
+                  "encoding='latin-1') in Python; or convert them to UTF-8.")
+    elif "Expected Number of Columns" in str(exc):
+        advice = (" A record has more fields than the header; pysdc does not drop or shift fields. Fix the line, "
+                  "e.g. quote a field that holds the separator, or give the separator (--sep).")
+    return InvalidParameterError(f"cannot read {what} as CSV: {head}.{advice}")
+
+
+# =============================================================================
+# Spark
+
+
+def spark_csv(spark, files: list, opts: dict):
+    """The typed Spark DataFrame of CSV ``files`` (``opts`` from :func:`csv_options`)."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    sql = _Sql("spark")
+    header = opts["header"]
+    schema = StructType([StructField(n, StringType(), True) for n in header] +
+                        [StructField("pysdc_corrupt", StringType(), True)])
+    enc = _SPARK_ENCODINGS.get(opts["encoding"])
+    if enc is None:
+        raise InvalidParameterError(
+            f"Spark's CSV reader cannot decode {opts['encoding']!r} (it reads UTF-8, UTF-16, UTF-32, latin-1 and "
+            "ASCII); use --engine pandas (read_table), or convert the files to UTF-8 first (iconv -f cp1252 -t utf-8).")
+    reader = (spark.read.schema(schema)
+              .option("header", True).option("enforceSchema", True).option("sep", opts["sep"])
+              .option("quote", '"').option("escape", '"').option("encoding", enc).option("multiLine", True)
+              .option("nullValue", "\x01pysdc-no-null\x01").option("emptyValue", "")
+              .option("ignoreLeadingWhiteSpace", False).option("ignoreTrailingWhiteSpace", False)
+              .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", "pysdc_corrupt")
+              .option("unescapedQuoteHandling", "STOP_AT_DELIMITER"))
+    raw = reader.csv([os.fspath(f) for f in files])
+    view = f"pysdc_csv_{os.getpid()}_{id(raw)}"
+    nas = opts["na_values"]
+    cols = []
+    for n in header:
+        c = sql.q(n)
+        # every null Spark gives is an empty unquoted field (its nullValue is text no file holds) or a field
+        # padded to a short record; pandas reads both as ""
+        v = f"coalesce({c}, '')"
+        cols.append(f"CASE WHEN {v} IN ({', '.join(sql.lit(x) for x in nas)}) THEN NULL ELSE {v} END AS {c}"
+                    if nas else f"{v} AS {c}")
+    raw.createOrReplaceTempView(view)
+    what = _what(files)
+    # a record of another length than the header's is "corrupt" to Spark: a short one is padded (as by
+    # pandas), a long one fills every column and is refused
+    last = sql.q(header[-1])
+    corrupt = spark.sql(f"SELECT pysdc_corrupt FROM {view} WHERE pysdc_corrupt IS NOT NULL AND {last} IS NOT NULL "
+                        "LIMIT 1").collect()
+    if corrupt:
+        line = corrupt[0][0]
+        shown = line if len(line) <= 80 else line[:77] + "..."
+        raise InvalidParameterError(
+            f"cannot read {what} as CSV: a record does not have the header's {len(header)} fields ({shown!r}). "
+            "pysdc does not drop or shift fields; fix the line, e.g. quote a field that holds the separator, or "
+            "give the separator (--sep).")
+    # projections of the file's DataFrame (not of a view), so that Spark's _metadata (the file of a
+    # record, which gives its position) stays reachable
+    clean = raw.selectExpr(*cols)
+    view2 = view + "_na"
+    clean.createOrReplaceTempView(view2)
+
+    def fetch(query: str) -> dict:
+        return spark.sql(query).collect()[0].asDict()
+
+    classes = _survey(fetch, sql, opts, view2, what)
+    return clean.selectExpr(*_typed_exprs(sql, header, classes, opts["decimal"]))
