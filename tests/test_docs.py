@@ -71,6 +71,13 @@ def test_readme_starts_with_the_two_setup_commands():
     assert "--demo" in lines[0] and "pytest" in lines[1]
 
 
+def test_install_page_shows_the_readme_setup_commands():
+    first = re.search(r"```[a-z]*\n(.*?)```", README.read_text(encoding="utf-8"), re.S).group(1)
+    assert f"```sh\n{first}```" in (DOCS / "install.md").read_text(encoding="utf-8"), (
+        "docs/install.md must show the README's first block as it is"
+    )
+
+
 def test_name_table_covers_the_public_functions():
     public = {"d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity"}
     assert public <= {m.python for m in _registry.MEASURES}
