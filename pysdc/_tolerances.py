@@ -80,6 +80,27 @@ TOLERANCES: dict[tuple[str, str], Tolerance] = {
             "(|e1 - e2| / e1 cancels when the eigenvalues nearly coincide)"
         ),
     ),
+    # indiv_risk(method="exact") against the true value (exact arithmetic in the tests): Franconi &
+    # Polettini's series alternates, so float64 keeps only what the cancellation leaves
+    ("indiv_risk", "exact_series_vs_truth"): Tolerance(
+        rtol=64 * 2.220446049250313e-16,
+        atol=0.0,
+        reason=(
+            "per unit of cancellation: the alternating series in float64 (sdcMicro's operations) is accurate to "
+            "about eps x (largest term / |sum|), a ratio computed in exact arithmetic for each value (1e2 .. "
+            "1e17 on the corpus: fk = 8, Fk = 8.8 keeps 6 digits, fk = 15, Fk = 16.5 none); the tolerance is "
+            "this rtol times that ratio (64 roundings of the largest term)"
+        ),
+    ),
+    ("indiv_risk", "exact_stable_vs_truth"): Tolerance(
+        rtol=1e-14,
+        atol=0.0,
+        reason=(
+            "exact_method='stable' sums positive terms (at most a few hundred, each with a relative rounding "
+            "of eps) or runs a recurrence that damps its errors, so it is within ~50 eps of the true value "
+            "everywhere (measured: 4e-16 for fk <= 40, Fk/fk in [1.01, 100])"
+        ),
+    ),
     # mod_risk (sdcMicro's modRisk): the glm fits follow R's IRLS iteration for iteration; these
     # entries cover fits that run towards the boundary (some cells' MLE is 0, R warns "fitted rates
     # numerically 0 occurred" or the fit stops with such cells at ~1e-8 .. 1e-11)

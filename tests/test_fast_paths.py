@@ -151,24 +151,32 @@ def test_recursive_ldiversity_against_the_definition(mode):
 
 @pytest.mark.parametrize("runs", [0, 1 << 20])
 def test_exact_indiv_risk_both_scan_paths(monkeypatch, runs):
-    """The exact series accumulates by equal-length blocks or by padded buckets: the same numbers."""
-    monkeypatch.setattr(risk_freq, "MAX_EQUAL_LENGTH_RUNS", runs)
-    monkeypatch.setattr(core_freq, "SCAN_MAX_CELLS", 8)  # many small chunks in the bucketed scan
+    """The exact series accumulates by equal-length blocks or by padded buckets: the same numbers,
+    bit for bit, and each within float64's reach of the true value (exact arithmetic).
+
+    The inputs include ill-conditioned ones (fk = 8, Fk = 8.8 keeps ~6 digits): the reference is the
+    series in 120-digit decimal arithmetic, and each value's tolerance is the parity table's
+    per-cancellation rtol times its cancellation ratio, computed in exact arithmetic too.
+    """
+    from _exact_risk import exact_risk
+
+    from pysdc._tolerances import tolerance_for
+
     fk = np.array([3.0, 4, 5, 6, 7, 8, 9, 10, 12, 3])
     Fk = fk * np.array([1.5, 2, 3, 4, 5, 1.1, 7, 9, 2.5, 30])
     f = pysdc.FreqCalcResult(fk=fk, Fk=Fk, n1=0, n2=0)
-    r = pysdc.indiv_risk(f, method="exact").rk
-    # plain reference: Franconi & Polettini's series, term by term, left to right
-    ref = []
-    for f_, F_ in zip(fk, Fk):
-        p = f_ / F_
-        A = (p ** (1 - f_) - 1) / (f_ - 1)
-        B, bb = 1.0, 0.0
-        for i in range(int(f_) - 2):
-            B *= ((f_ - 1 - i) ** 2 / ((i + 1) * (f_ - 2 - i))) * (p ** (i + 2 - f_) - 1) / (p ** (i + 1 - f_) - 1)
-            bb += (-1) ** (i + 1) * B
-        ref.append((p / (1 - p)) ** f_ * (A * (1 + bb) + (-1) ** f_ * math.log(p)))
-    assert_allclose(r, ref, rtol=1e-12)
+    with monkeypatch.context() as m:  # the other path, as reference for bitwise equality
+        m.setattr(risk_freq, "MAX_EQUAL_LENGTH_RUNS", (1 << 20) if runs == 0 else 0)
+        other = pysdc.indiv_risk(f, method="exact").rk
+    monkeypatch.setattr(risk_freq, "MAX_EQUAL_LENGTH_RUNS", runs)
+    monkeypatch.setattr(core_freq, "SCAN_MAX_CELLS", 8)  # many small chunks in the bucketed scan
+    with pytest.warns(pysdc.DegenerateResultWarning, match="cancels"):  # fk = 8, Fk = 8.8 loses 9.5 digits
+        r = pysdc.indiv_risk(f, method="exact").rk
+    assert_array_equal(r, other)
+    tol = tolerance_for("indiv_risk", "exact_series_vs_truth")
+    truth = [exact_risk(a, b) for a, b in zip(fk, Fk)]
+    for got, (want, ratio) in zip(r, truth):
+        assert_allclose(got, want, rtol=tol.rtol * ratio, atol=0)
 
 
 def test_segmented_accumulate_against_a_loop(monkeypatch):

@@ -36,7 +36,11 @@ def test_bridge_objects_usable_without_r():
     assert res.returncode == 0, res.stderr
 
 
+@pytest.mark.needs_r
 def test_missing_r_gives_clear_error_on_first_call():
+    # needs rpy2 (without it the error is rpy2's install hint: test_missing_rpy2_gives_install_hint)
+    pytest.importorskip("rpy2", reason="rpy2 is not installed (pip install 'pysdc-measures[r]')",
+                        exc_type=ImportError)
     code = (
         "import pysdc, pysdc.r as pr\n"
         "ok, reason = pr.available()\n"

@@ -336,9 +336,12 @@ ENTRIES: tuple[Measure, ...] = (
     ),
     Measure(
         "indiv_risk", "indivRisk", "risk", indiv_risk, IndivRiskResult,
-        arguments={"freq": "x", "method": "method", "qual": "qual", "survey": "survey"},
+        arguments={"freq": "x", "method": "method", "qual": "qual", "survey": "survey", "exact_method": None},
         fields={"rk": "rk", "fk": "fk", "method": "method", "qual": "qual"},
         defaults={"method": "approx", "qual": 1, "survey": True},
+        r_requires={"exact_method": ("sdcmicro", (
+            "exact_method='stable' does not exist in sdcMicro's indivRisk (it evaluates the alternating series); "
+            "use the native pysdc.indiv_risk for it, or exact_method='sdcmicro' here."))},
         to_r=_indiv_risk_to_r, from_r=_indiv_risk_from_r,
         run_case=_run_indiv_risk, compare_case=_compare_indiv_risk,
         example=_example_indiv_risk,

@@ -110,12 +110,13 @@ class EngineFreqCalcResult(_PerCombination, FreqCalcResult):
                                "violate_2": self.n1, "violate_3": self.n1 + self.n2, "n1": self.n1, "n2": self.n2,
                                "k_anonymity": k_anonymity(self.fk, self.counts)})
 
-    def _engine_indiv_risk(self, *, method: str, qual: float, survey: bool):
+    def _engine_indiv_risk(self, *, method: str, qual: float, survey: bool, exact_method: str = "sdcmicro"):
         """:func:`pysdc.indiv_risk` of this result (called by indiv_risk)."""
         from ..risk._frequency import _indiv_risk_arrays
 
         fk, Fk = np.asarray(self.fk), np.asarray(self.Fk)
-        rk = _indiv_risk_arrays(fk, Fk, method, qual, survey)
+        rk = _indiv_risk_arrays(fk, Fk, method, qual, survey, exact_method=exact_method,
+                                counts=None if self.counts is None else np.asarray(self.counts))
         table, keys, handle, row_of = self._ctx
         res = table.attach(handle, {"pysdc_risk": rk[row_of], "pysdc_fk": fk[row_of]})
         individual = _records(table, keys, res, {"rk": "pysdc_risk", "fk": "pysdc_fk"})

@@ -166,6 +166,43 @@ def _il1s_column(x: np.ndarray, xm: np.ndarray) -> float:
     return float(d.sum()) / (sd * np.sqrt(2.0))
 
 
+def _warn_sd_out_of_range(X: np.ndarray, names) -> None:
+    """Warn where a column's sd, computed as sdcMicro computes it (sum of squared deviations in double), is
+    off because the squares leave double's range: deviations below ~1e-154 square to subnormal numbers or 0
+    (the sd loses digits or is 0, IL1s Inf), above ~1e154 to Inf (the sd is Inf, IL1s 0). IL1s does not
+    depend on the scale, so the sound value is that of the rescaled data."""
+    if X.shape[0] < 2 or X.shape[1] == 0:
+        return
+    with np.errstate(invalid="ignore", over="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        spread = np.nanmax(X, axis=0) - np.nanmin(X, axis=0)
+    near = np.flatnonzero(np.isfinite(spread) & (spread > 0) & ((spread < 1e-140) | (spread > 1e140)) | np.isinf(spread))
+    off = []
+    for j in near:  # few columns, if any: the exact comparison
+        v = X[:, j]
+        v = v[~np.isnan(v)]
+        if v.size < 2 or not np.isfinite(v).all():
+            continue
+        with np.errstate(all="ignore"):
+            sd = float(np.sqrt(np.sum((v - v.mean()) ** 2) / (v.size - 1)))
+            c = float(np.max(np.abs(v)))
+            u = v / c
+            sound = c * float(np.sqrt(np.sum((u - u.mean()) ** 2) / (v.size - 1)))
+        if np.isfinite(sound) and sound > 0 and not abs(sd - sound) <= 1e-12 * sound:
+            off.append((names[j], sd, sound))
+    if off:
+        shown = ", ".join(f"{n!r} (sd {sd:.6g}, sound {so:.6g})" for n, sd, so in off[:5])
+        warnings.warn(
+            f"d_utility(method='IL1s'): the standard deviation of column(s) {shown}{' ...' if len(off) > 5 else ''} "
+            "is off in double precision: the squared deviations of such small (or large) values fall below the "
+            "smallest normal double, 2.2e-308 (or above the largest, 1.8e308). The value returned is sdcMicro's "
+            "number (R computes the sd in the same way; an sd of 0 makes IL1s Inf, an infinite one 0). IL1s does "
+            "not depend on the scale: multiply x and xm by the same factor (e.g. 1e150) for the sound value.",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
 def _describe_cause(frames) -> str:
     """Why standardised covariances / correlations cannot be computed: names the columns."""
     causes = []
@@ -242,23 +279,169 @@ def _eigenvalues(S: np.ndarray) -> np.ndarray:
     return vals[::-1]
 
 
+# ---- R's own arithmetic, for ill-conditioned eigen problems (issue 24, finding 3)
+# Where the covariance matrix is nearly singular, its small eigenvalues are made of rounding errors,
+# and sdcMicro's number follows the exact rounding of R's operations: scale() and var() accumulate in
+# long double, record after record; eigen() calls LAPACK's dsyevr *with* eigenvectors (another
+# algorithm, MRRR, than the values-only call) from the LAPACK R is linked with; sum() accumulates in
+# long double. pysdc repeats those operations there, calling the system's LAPACK (the library R uses
+# on Debian/Ubuntu: liblapack.so.3) when it can be loaded.
+
+#: condition number (largest / smallest eigenvalue) above which a last-bit difference in the
+#: covariance matrix can move the value by more than the parity tolerance: use R's arithmetic
+_R_ARITHMETIC_COND = 1e3
+#: warn that the value is meaningless where a term's relative rounding error (eps * condition) exceeds this
+_EIGEN_MEANINGLESS = 1e-6
+
+_LAPACK = None
+
+
+def _system_lapack():
+    """The system's LAPACK (ctypes), or False where none can be loaded."""
+    global _LAPACK
+    if _LAPACK is None:
+        import ctypes
+        import ctypes.util
+
+        names = ["liblapack.so.3", ctypes.util.find_library("lapack")]
+        _LAPACK = False
+        for name in names:
+            if not name:
+                continue
+            try:
+                lib = ctypes.CDLL(name)
+                lib.dsyevr_  # noqa: B018 -- the symbol must exist
+            except (OSError, AttributeError):
+                continue
+            _LAPACK = lib
+            break
+    return _LAPACK
+
+
+def _dsyevr_values(S: np.ndarray) -> np.ndarray | None:
+    """R's ``eigen(S)$values`` (dsyevr, jobz 'V', range 'A', uplo 'L', abstol 0) by the system's LAPACK."""
+    import ctypes
+
+    lib = _system_lapack()
+    if not lib:
+        return None
+    n = S.shape[0]
+    a = np.array(S, dtype=np.float64, order="F")
+    ci, cd = ctypes.c_int, ctypes.c_double
+    N, vl, vu, il, iu, abstol, m, info = ci(n), cd(0), cd(0), ci(0), ci(0), cd(0.0), ci(0), ci(0)
+    w = np.zeros(n)
+    z = np.zeros((n, n), order="F")
+    isuppz = np.zeros(2 * max(n, 1), dtype=np.int32)
+    one = ctypes.c_size_t(1)
+    ptr = lambda arr: arr.ctypes.data_as(ctypes.c_void_p)  # noqa: E731
+    r = ctypes.byref
+
+    def call(work, lwork, iwork, liwork):
+        lib.dsyevr_(b"V", b"A", b"L", r(N), ptr(a), r(N), r(vl), r(vu), r(il), r(iu), r(abstol), r(m), ptr(w),
+                    ptr(z), r(N), ptr(isuppz), work, r(lwork), iwork, r(liwork), r(info), one, one, one)
+
+    wq, iq = cd(0), ci(0)
+    call(r(wq), ci(-1), r(iq), ci(-1))  # workspace query
+    if info.value != 0:
+        return None
+    work = np.zeros(max(int(wq.value), 1))
+    iwork = np.zeros(max(iq.value, 1), dtype=np.int32)
+    call(ptr(work), ci(work.size), ptr(iwork), ci(iwork.size))
+    if info.value != 0:
+        return None
+    return w[::-1].copy()
+
+
+def _r_var_pairwise(Z: np.ndarray) -> np.ndarray:
+    """R's ``var(Z, use = "pairwise.complete.obs")`` to the bit: per pair of columns, means and the
+    sum of cross-products accumulated in long double, record after record, divided by n - 1 in long
+    double and rounded once."""
+    from ..core.distance import _ldsum_cols
+
+    ld = np.longdouble
+    n, p = Z.shape
+    ok = ~np.isnan(Z)
+    out = np.empty((p, p))
+    Zl = np.where(ok, Z, 0.0).astype(ld)
+    for i in range(p):  # one column against all earlier ones (p iterations, vectorised over records)
+        both = ok[:, [i]] & ok[:, : i + 1]
+        nobs = both.sum(axis=0)
+        xx = np.where(both, Zl[:, [i]], ld(0))
+        yy = np.where(both, Zl[:, : i + 1], ld(0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xmean = _ldsum_cols(np.asfortranarray(xx)) / nobs.astype(ld)
+            ymean = _ldsum_cols(np.asfortranarray(yy)) / nobs.astype(ld)
+            prod = np.where(both, (xx - xmean) * (yy - ymean), ld(0))
+            cov = (_ldsum_cols(np.asfortranarray(prod)) / (nobs - 1).astype(ld)).astype(np.float64)
+        cov[nobs < 2] = np.nan
+        out[i, : i + 1] = cov
+        out[: i + 1, i] = cov
+    return out
+
+
+def _r_eigen_loss(e1: np.ndarray, e2: np.ndarray) -> float:
+    """R's ``sum(abs(e1 - e2) / e1)``: the terms in double, the sum in long double, in order."""
+    from ..core.distance import _ldsum_cols
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.abs(e1 - e2) / e1
+    return float(_ldsum_cols(t.reshape(-1, 1))[0]) if t.size else 0.0
+
+
+def _condition(e: np.ndarray) -> float:
+    """Largest over smallest absolute eigenvalue (Inf for a singular matrix)."""
+    a = np.abs(e)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(a.max() / a.min()) if a.size else 1.0
+
+
 def _eigen_loss(e1: np.ndarray, e2: np.ndarray) -> float:
     with np.errstate(invalid="ignore", divide="ignore"):
         return float(np.sum(np.abs(e1 - e2) / e1))
 
 
-def _eigen_result(e1: np.ndarray, e2: np.ndarray, method: str) -> float:
+def _warn_meaningless_eigen(value: float, e1: np.ndarray, e2: np.ndarray, method: str, how: str,
+                            extra: str = "") -> None:
+    """Call-time warning where the eigenvalue ratio makes the value rounding noise."""
+    k1, k2 = _condition(e1), _condition(e2)
+    k = max(k1, k2)
+    if not (k * np.finfo(float).eps > _EIGEN_MEANINGLESS) and (e1 > 0).all():
+        return
+    which = "original" if k1 >= k2 else "masked"
+    e = e1 if k1 >= k2 else e2
+    digits = max(0.0, 15.6 - np.log10(k)) if np.isfinite(k) else 0.0
+    warnings.warn(
+        f"d_utility(method={method!r}) = {value:.6g} is numerically meaningless: the covariance matrix of the "
+        f"{which} data is nearly singular (smallest/largest eigenvalue {e.min():.3g} / {e.max():.3g}, condition "
+        f"number {k:.3g}), so its smallest eigenvalues are rounding noise and the term |e1 - e2| / e1 of the "
+        f"smallest has about {digits:.0f} correct digits; a 1-ulp change of the input can change the value "
+        f"completely.{extra} {how} Drop the (nearly) collinear variables to get a meaningful loss.",
+        DegenerateResultWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def _exact_fit_note(fits) -> str:
+    """What covMcd's exact fit means for robeigen (empty without one)."""
+    if not fits:
+        return ""
+    parts = []
+    for name, m in fits:
+        on = int(np.count_nonzero(m.weights))
+        parts.append(f"{name}: {on} of {m.n_obs} records lie on one hyperplane")
+    return (" The MCD found an exact fit (" + "; ".join(parts) + "; covMcd's $singularity "
+            "'on.hyperplane'): its covariance is singular by construction, the robust eigen loss divides by "
+            "an eigenvalue that is 0 up to rounding.")
+
+
+def _eigen_result(e1: np.ndarray, e2: np.ndarray, method: str, *, how: str = "", extra: str = "") -> float:
     """sum(|e1 - e2| / e1), warning where the original's eigenvalues make it meaningless."""
-    value = _eigen_loss(e1, e2)
-    if np.isfinite(value) and not (e1 > 0).all():
-        warnings.warn(
-            f"d_utility(method={method!r}) = {value:.6g} is degenerate: the covariance matrix of the original "
-            f"data has a non-positive eigenvalue ({e1.min():.3g}; singular data, or a pairwise-complete matrix "
-            "that is not positive definite because of missing values), so the sum divides by it. sdcMicro "
-            "returns the same number.",
-            DegenerateResultWarning,
-            stacklevel=user_stacklevel(),
-        )
+    value = _r_eigen_loss(e1, e2)
+    if np.isfinite(value):
+        if not how:
+            how = ("The number follows sdcMicro's operations (R's eigen); with noise eigenvalues it equals "
+                   "sdcMicro's only where every rounding is the same.")
+        _warn_meaningless_eigen(value, e1, e2, method, how, extra)
         return value
     return _degenerate(value, f"d_utility(method={method!r})")
 
@@ -444,8 +627,9 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
                     DegenerateResultWarning,
                     stacklevel=user_stacklevel(),
                 )
+            _warn_sd_out_of_range(X, xf.columns)
         total = 0.0
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # (out of range: warned above)
             for j in range(X.shape[1]):  # one variable at a time: no n x p temporaries
                 total += _il1_column(X[:, j], XM[:, j]) if method == "IL1" else _il1s_column(X[:, j], XM[:, j])
         if average:
@@ -469,7 +653,22 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
                 stacklevel=user_stacklevel(),
             )
             return float("nan")
-        return _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
+        e1, e2 = _eigenvalues(S1), _eigenvalues(S2)
+        how = ""
+        if max(_condition(e1), _condition(e2)) > _R_ARITHMETIC_COND or not (e1 > 0).all():
+            # nearly singular: the value is rounding noise; repeat R's own operations to get sdcMicro's noise
+            from ..core.distance import r_scale
+
+            r1, r2 = (_dsyevr_values(_r_var_pairwise(r_scale(M))) for M in (X, XM))
+            if r1 is not None and r2 is not None:
+                e1, e2 = r1, r2
+                how = ("pysdc returns sdcMicro's number: it repeats R's operations (scale and var summed in long "
+                       "double record by record, eigen by the system LAPACK's dsyevr with eigenvectors, as R "
+                       "calls it), which give R's result where R uses the same LAPACK.")
+            else:
+                how = ("The system LAPACK (liblapack.so.3, which R uses) could not be loaded, so the noise "
+                       "eigenvalues come from SciPy's LAPACK and the number may differ from sdcMicro's.")
+        return _eigen_result(e1, e2, "eigen", how=how)
 
     # robeigen
     from ..core.distance import r_scale
@@ -493,9 +692,15 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
         )
         return float("nan")
     try:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            c1 = cov_mcd(r_scale(X), random_state=rng).cov
-            c2 = cov_mcd(r_scale(XM), random_state=rng).cov
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DegenerateResultWarning)
+            m1 = cov_mcd(r_scale(X), random_state=rng)
+            m2 = cov_mcd(r_scale(XM), random_state=rng)
+        c1, c2 = m1.cov, m2.cov
+        fits = [(name, m) for name, m in (("x", m1), ("xm", m2)) if m.singularity]
+        for w in caught:  # the MCD's own warnings, except the exact fit's, which the value's warning explains
+            if not (fits and "has become singular" in str(w.message)):
+                warnings.warn(w.message, w.category, stacklevel=user_stacklevel())
     except (InvalidParameterError, np.linalg.LinAlgError) as exc:
         # sdcMicro wraps covMcd in try(): any failure gives NA
         warnings.warn(
@@ -515,7 +720,16 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
             stacklevel=user_stacklevel(),
         )
         return float("nan")
-    return _eigen_result(_eigenvalues(c1), _eigenvalues(c2), "robeigen")
+    e1, e2 = _eigenvalues(c1), _eigenvalues(c2)
+    how = ""
+    if max(_condition(e1), _condition(e2)) > _R_ARITHMETIC_COND or not (e1 > 0).all():
+        r1, r2 = _dsyevr_values(c1), _dsyevr_values(c2)  # R's eigen(): dsyevr with eigenvectors
+        if r1 is not None and r2 is not None:
+            e1, e2 = r1, r2
+            how = ("pysdc computes sdcMicro's number (the MCD as covMcd, eigen by the system LAPACK's dsyevr "
+                   "with eigenvectors, as R calls it), but sdcMicro's own value moves with a 1-ulp change of "
+                   "the input, e.g. a decimal that R's read.csv parses one ulp away from pandas.")
+    return _eigen_result(e1, e2, "robeigen", how=how, extra=_exact_fit_note(fits))
 
 
 # --------------------------------------------------------------------------- IL_correl
@@ -889,6 +1103,9 @@ def il_variables(
         sa, sb = xf[c], xmf[c]
         ca, cb = r_class(sa), r_class(sb)
         kind = il_variables_kind(c, ca, cb, scales)
+        if c not in scales:
+            _refuse_object_numbers(c, sa, "x")
+            _refuse_object_numbers(c, sb, "xm")
         if kind == "numeric":
             try:
                 s = _numeric_distance_sum(as_float(sa, copy=False), as_float(sb, copy=False))
@@ -903,6 +1120,26 @@ def il_variables(
             s = float(np.sum(_nominal_distance(sa, sb)))
         sums[c] = s
     return il_variables_from_sums(sums, n)
+
+
+def _refuse_object_numbers(c, s: pd.Series, name: str) -> None:
+    """An object column is R's character; one that holds non-string values (floats, ints: numbers held as
+    object) is refused, as d_utility and il_correl refuse it and as the R bridge does -- measured as labels,
+    every number would silently differ from its masked one (IL_variables 1.0)."""
+    if s.dtype != np.dtype(object):
+        return
+    v = s.to_numpy(dtype=object)
+    v = v[~pd.isna(v)]
+    if not len(v) or pd.api.types.infer_dtype(v, skipna=True) == "string":
+        return
+    bad = next((u for u in v if not isinstance(u, str)), None)
+    raise InvalidParameterError(
+        f"column {c!r} of {name} has object dtype but holds non-string values (e.g. {bad!r}, a "
+        f"{type(bad).__name__}); an object column is R's character, where every value would be a label and a "
+        "masked number always differ from its original. il_variables refuses it, as d_utility and il_correl "
+        f"do. Convert it (x[{c!r}].astype(float) to measure it as a number, .astype(str) to compare labels), "
+        f"or declare its scale: scales={{{c!r}: 'numeric'}} (or 'nominal')."
+    )
 
 
 def il_variables_from_sums(sums: dict, n: int) -> ILVariablesResult:

@@ -8,6 +8,7 @@ live in :mod:`pysdc.core.freq` (frequencies with wildcards), :mod:`pysdc.core.th
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Hashable, Sequence
 
@@ -53,6 +54,7 @@ INDIV_RISK_PARAMS = {
     "method": Options(("approx", "exact")),
     "qual": Interval(),
     "survey": Boolean(),
+    "exact_method": Options(("sdcmicro", "stable")),
 }
 MEASURE_RISK_PARAMS = {
     "data": DATA,
@@ -371,17 +373,73 @@ def _equal_length_accumulate(values: np.ndarray, lengths: np.ndarray, ufunc) -> 
     return out
 
 
-def _exact_series(fk: np.ndarray, pk: np.ndarray) -> np.ndarray:
+#: the platform C library's pow and log, one call per element: R's ``^`` and ``log`` call them (R_pow
+#: hands every exponent but 2 to the C library's pow), while numpy's vectorised power and log may take
+#: SIMD paths that differ from the C library in the last bit -- and the alternating exact series
+#: amplifies a last-bit difference by up to 10^16 (finding 6 of issue 24)
+_POW = np.frompyfunc(math.pow, 2, 1)
+_LOG = np.frompyfunc(math.log, 1, 1)
+
+
+def _c_pow_one(x: float, y: float) -> float:
+    """C's pow(x, y) where Python's math.pow raises instead of returning Inf or NaN."""
+    try:
+        return math.pow(x, y)
+    except OverflowError:  # |result| too large: C returns +-Inf
+        odd = y == math.floor(y) and math.fmod(y, 2.0) != 0.0
+        return -math.inf if (x < 0 and odd) else math.inf
+    except ValueError:  # negative base, fractional exponent -> NaN; 0 to a negative power -> Inf
+        if x == 0.0:
+            odd = y == math.floor(y) and math.fmod(y, 2.0) != 0.0
+            return math.copysign(math.inf, x) if odd else math.inf
+        return math.nan
+
+
+_POW_SAFE = np.frompyfunc(_c_pow_one, 2, 1)
+
+
+def c_pow(x, y) -> np.ndarray:
+    """Element-wise ``x ** y`` by the C library's pow (as R's ``^`` computes it), as float64."""
+    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    if x.size == 0:
+        return np.empty(x.shape)
+    try:
+        out = _POW(x, y)
+    except (OverflowError, ValueError):
+        out = _POW_SAFE(x, y)
+    return np.asarray(out, dtype=np.float64)
+
+
+def c_log(x) -> np.ndarray:
+    """Element-wise natural log by the C library's log (as R's ``log`` computes it), as float64."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0:
+        return np.empty(x.shape)
+    with np.errstate(all="ignore"):
+        ok = x > 0
+        out = np.log(x)  # only for 0, negative and NaN arguments (-Inf, NaN), overwritten elsewhere
+    if ok.any():
+        out[ok] = np.asarray(_LOG(x[ok]), dtype=np.float64)
+    return out
+
+
+def _exact_series(fk: np.ndarray, pk: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Franconi & Polettini's exact risk for integer fk > 2, one value per (fk, pk) pair.
 
     Same floating-point operations, in the same order, as sdcMicro's R loop
-    (cumulative products and the alternating sum are accumulated strictly
-    left to right), so equal inputs give bitwise equal results.
+    (powers and logs by the C library, as R's ``^`` and ``log``; cumulative
+    products and the alternating sum accumulated strictly left to right), so
+    equal inputs give bitwise equal results on the same C library.
+
+    Returns the values and, per pair, the cancellation ratio: the largest
+    term of ``A + A*BB + (-1)**fk * log(pk)`` over the absolute value of the
+    sum (Inf where the sum is 0); about ``log10`` of it decimal digits are lost.
     """
     with np.errstate(all="ignore"):
-        A = (pk ** (1 - fk) - 1) / (fk - 1)
-        eins = (pk / (1 - pk)) ** fk
-        drei = (-1.0) ** fk * np.log(pk)
+        A = (c_pow(pk, 1 - fk) - 1) / (fk - 1)
+        eins = c_pow(pk / (1 - pk), fk)
+        sign = np.where(np.fmod(fk, 2.0) == 0, 1.0, -1.0)  # (-1)^fk for integer fk, exactly
+        drei = sign * c_log(pk)
         L = (fk - 2).astype(np.int64)  # terms i = 0 .. fk-3
         ends = np.cumsum(L)
         seg = np.repeat(np.arange(fk.size), L)
@@ -392,7 +450,7 @@ def _exact_series(fk: np.ndarray, pk: np.ndarray) -> np.ndarray:
         ends1 = np.cumsum(L1)
         seg1 = np.repeat(np.arange(fk.size), L1)
         i1 = (np.arange(ends1[-1] if L1.size else 0, dtype=np.int64) - np.repeat(ends1 - L1, L1)).astype(np.float64)
-        Q = pk[seg1] ** (i1 + 1 - fk[seg1])
+        Q = c_pow(pk[seg1], i1 + 1 - fk[seg1])
         keep = np.ones(Q.size, dtype=bool)
         keep[ends1 - 1] = False
         q_lo = Q[keep]  # p**(i+1-f)
@@ -401,50 +459,161 @@ def _exact_series(fk: np.ndarray, pk: np.ndarray) -> np.ndarray:
         q_hi = Q[keep]  # p**(i+2-f)
         B = ((f - 1 - i) ** 2 / ((i + 1) * (f - 2 - i))) * (q_hi - 1) / (q_lo - 1)
         b = _equal_length_accumulate(B, L, np.multiply)
+        largest_b = np.zeros(fk.size)
+        if b.size:
+            np.maximum.at(largest_b, seg, np.abs(b))
         b[i.astype(np.int64) % 2 == 0] *= -1.0  # (-1)^(m+1)
         bb = _equal_length_accumulate(b, L, np.add)
         BB = bb[ends - 1]
-        return eins * ((A * (1 + BB)) + drei)
+        total = (A * (1 + BB)) + drei
+        largest = np.maximum(np.abs(A) * np.maximum(1.0, largest_b), np.abs(drei))
+        ratio = largest / np.abs(total)
+        return eins * total, ratio
 
 
-def _approx_or_small(fk, pk, rk):
+#: warn when the exact series has lost more than this many of float64's ~16 significant digits
+#: (the value is then good to fewer than ~9 digits)
+EXACT_DIGITS_LOST_WARN = 7.0
+
+
+def _stable_exact(fk: np.ndarray, pk: np.ndarray) -> np.ndarray:
+    """The exact risk E(1/F | f) for integer fk >= 1, evaluated without cancellation.
+
+    With ``q = 1 - pk``, Franconi & Polettini's risk (the mean of 1/F over
+    the negative-binomial posterior of F given f) equals
+    ``pk * integral_0^1 s**(f-1) / (pk + q*s) ds``
+    ``= (pk/f) * 2F1(1, 1; f+1; q) = (pk/f) * sum_k k! q**k / ((f+1)...(f+k))``,
+    a series of positive terms (ratio ``q (k+1)/(f+1+k) < 1``). Where it
+    converges slowly (``pk < 1/2`` and small ``f``) the integral's forward
+    recurrence ``I_1 = -log(pk)/q``, ``I_{n+1} = (1/n - pk I_n)/q`` is used
+    instead; it damps errors by ``pk/q < 1`` per step. ``pk > 1`` (Fk < fk)
+    has no posterior: NaN.
+    """
+    out = np.full(fk.size, np.nan)
+    q = 1.0 - pk
+    valid = (pk > 0) & (pk <= 1) & (fk >= 1)
+    one = valid & (pk == 1)
+    out[one] = 1.0 / fk[one]
+    valid &= ~one
+    rec = valid & (pk < 0.5) & (fk <= 64)
+    ser = valid & ~rec
+    if rec.any():
+        f, p, qq = fk[rec], pk[rec], q[rec]
+        integral = -np.log(p) / qq  # I_1; one rounding per operation, damped afterwards
+        res = np.where(f == 1, integral, 0.0)
+        for n in range(1, int(f.max())):  # at most 63 steps, vectorised over the pairs
+            integral = (1.0 / n - p * integral) / qq
+            res = np.where(f == n + 1, integral, res)
+        out[rec] = p * res
+    if ser.any():
+        idx = np.flatnonzero(ser)
+        f, qq = fk[idx], q[idx]
+        term = np.ones(idx.size)
+        acc = np.zeros(idx.size)
+        k = 0
+        active = np.arange(idx.size)
+        while active.size:
+            # a block of 64 terms for the pairs not yet converged
+            kk = np.arange(k, k + 64, dtype=np.float64)
+            ratios = qq[active, None] * (kk + 1) / (f[active, None] + 1 + kk)
+            t = term[active, None] * np.concatenate([np.ones((active.size, 1)), np.cumprod(ratios, axis=1)[:, :-1]],
+                                                     axis=1)
+            acc[active] += t.sum(axis=1)
+            term[active] = t[:, -1] * ratios[:, -1]
+            k += 64
+            active = active[term[active] > 1e-17 * acc[active]]
+        out[idx] = pk[idx] / f * acc
+    return out
+
+
+def _approx_or_small(fk, pk, rk, log=np.log):
     with np.errstate(all="ignore"):
         q = pk / (1 - pk)
         one = fk == 1
         two = fk == 2
-        rk[one] = (q[one]) * np.log(1 / pk[one])
-        rk[two] = q[two] - ((q[two] ** 2) * np.log(1 / pk[two]))
+        rk[one] = (q[one]) * log(1 / pk[one])
+        rk[two] = q[two] - ((q[two] ** 2) * log(1 / pk[two]))
 
 
-def _indiv_risk_arrays(fk, Fk, method, qual, survey):
+def _distinct_pairs(f: np.ndarray, p: np.ndarray):
+    """Distinct (f, p) pairs by their bit patterns: (pair id per element, first element of each pair)."""
+    fcode, _ = column_codes(f)
+    pcode, pcard = column_codes(p)
+    inv, m = dense_ids(fcode * max(pcard, 1) + pcode)
+    first = np.empty(m, dtype=np.int64)
+    first[inv[::-1]] = np.arange(inv.size - 1, -1, -1)
+    return inv, first
+
+
+def _warn_exact_digits(fk, Fk, ratio, counts) -> None:
+    """Call-time warning where sdcMicro's exact series has cancelled away its digits."""
+    with np.errstate(all="ignore"):
+        lost = np.log10(ratio)
+    lost = np.where(np.isnan(lost), np.inf, lost)
+    bad = lost > EXACT_DIGITS_LOST_WARN
+    if not bad.any():
+        return
+    w = int(np.argmax(np.where(bad, lost, -np.inf)))
+    n_bad = int(counts[bad].sum())
+    worst = lost[w]
+    left = "no correct digit" if worst >= 15.6 else f"about {max(15.6 - worst, 0):.0f} correct significant digits"
+    warnings.warn(
+        f"indiv_risk(method='exact'): Franconi & Polettini's alternating series cancels for {n_bad} record(s) "
+        f"(fk = {fk[bad].min():g} to {fk[bad].max():g}, Fk/fk = {np.min(Fk[bad] / fk[bad]):.6g} to "
+        f"{np.max(Fk[bad] / fk[bad]):.6g}): its largest term exceeds the sum by up to 10^{worst:.1f}, so about "
+        f"{min(worst, 16):.0f} of float64's 16 significant digits are lost (worst at fk = {fk[w]:g}, "
+        f"Fk = {Fk[w]:.17g}: {left}). The risks returned are sdcMicro's numbers (the same operations in the same "
+        "order, rounding errors included) and are not the exact risk there; exact_method='stable' evaluates the "
+        "same risk without cancellation.",
+        DegenerateResultWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def _indiv_risk_arrays(fk, Fk, method, qual, survey, *, exact_method="sdcmicro", counts=None):
     if not survey:
         with np.errstate(divide="ignore"):
             return 1 / fk
     with np.errstate(all="ignore"):
         pk = fk / Fk
     rk = np.zeros(fk.size)
-    _approx_or_small(fk, pk, rk)
+    counts = np.ones(fk.size, dtype=np.int64) if counts is None else np.asarray(counts)
+    # the exact method's small-fk formulas run on the C library's log, as sdcMicro's scalar R loop does
+    _approx_or_small(fk, pk, rk, log=np.log if method == "approx" else c_log)
     big = fk > 2
     if method == "approx":
         with np.errstate(all="ignore"):
             rk[big] = pk[big] / (fk[big] - (1 - pk[big]))
+    elif exact_method == "stable":
+        integer = (fk >= 1) & (fk == np.floor(fk))
+        rk[big & ~integer] = np.nan  # as sdcMicro: the model needs integer fk
+        todo = integer & ~(fk == Fk)
+        if todo.any():
+            inv, first = _distinct_pairs(fk[todo], pk[todo])
+            rk[todo] = _stable_exact(fk[todo][first], pk[todo][first])[inv]
+        undefined = todo & (pk > 1)
+        if undefined.any():
+            warnings.warn(
+                f"indiv_risk(method='exact', exact_method='stable'): {int(counts[undefined].sum())} record(s) have "
+                "Fk < fk (weights below 1), where the negative-binomial posterior of the population frequency does "
+                "not exist; their risk is NaN. exact_method='sdcmicro' returns sdcMicro's series there.",
+                DegenerateResultWarning,
+                stacklevel=user_stacklevel(),
+            )
     else:
         integer = big & (fk == np.floor(fk))
         rk[big & ~integer] = np.nan  # sdcMicro: (-1)^fk is NaN for fractional fk
         todo = integer & ~(fk == Fk)  # overridden below anyway
         if todo.any():
-            # distinct (fk, pk) pairs by hashing the bit patterns
             f_t, p_t = fk[todo], pk[todo]
-            fcode, fcard = column_codes(f_t)
-            pcode, pcard = column_codes(p_t)
-            inv, m = dense_ids(fcode * max(pcard, 1) + pcode)
-            first = np.empty(m, dtype=np.int64)
-            first[inv[::-1]] = np.arange(inv.size - 1, -1, -1)
+            inv, first = _distinct_pairs(f_t, p_t)
             fs, ps = f_t[first], p_t[first]
             order = np.argsort(fs, kind="stable")  # equal fk -> equal series length, contiguous
-            vals = np.empty(fs.size)
-            vals[order] = _exact_series(fs[order], ps[order])
+            vals, ratio = np.empty(fs.size), np.empty(fs.size)
+            vals[order], ratio[order] = _exact_series(fs[order], ps[order])
             rk[todo] = vals[inv]
+            n_pair = np.bincount(inv, weights=counts[todo], minlength=fs.size)
+            _warn_exact_digits(fs, Fk[todo][first], ratio, n_pair)
     same = fk == Fk
     with np.errstate(divide="ignore"):
         rk[same] = 1 / fk[same]
@@ -458,6 +627,7 @@ def indiv_risk(
     method: str = "approx",
     qual: float = 1.0,
     survey: bool = True,
+    exact_method: str = "sdcmicro",
 ) -> IndivRiskResult:
     """Individual re-identification risk of each record.
 
@@ -473,6 +643,13 @@ def indiv_risk(
     survey : bool, default True
         False: the data are a population and ``rk = 1/fk`` (``method`` and
         ``qual`` are ignored, as in sdcMicro).
+    exact_method : {"sdcmicro", "stable"}, default "sdcmicro"
+        With ``method="exact"``: ``"sdcmicro"`` evaluates Franconi &
+        Polettini's alternating series as sdcMicro does (its numbers, rounding
+        errors included, with a warning where the series has cancelled more
+        than 7 of its ~16 digits); ``"stable"`` evaluates the same risk
+        without cancellation (see Notes). Not an sdcMicro argument: the R
+        bridge accepts only ``"sdcmicro"``.
 
     Returns
     -------
@@ -502,6 +679,23 @@ def indiv_risk(
       ``fk > 2`` gives NaN (``(-1)**fk``), as in sdcMicro.
     * For large ``fk`` the exact series over- or underflows and gives NaN or
       Inf -- in sdcMicro too; the numbers are sdcMicro's.
+    * The exact series alternates, and where ``fk`` grows and ``Fk/fk``
+      nears 1 (high sampling fractions) its terms cancel: at ``fk = 8``,
+      ``Fk = 8.8`` it keeps about 6 correct digits (sdcMicro 0.1148056331,
+      exact 0.1148056092), at ``fk = 15``, ``Fk = 16.5`` none (sdcMicro
+      2.887, exact 0.06095). pysdc returns sdcMicro's number -- powers and
+      logs by the C library, as R's ``^`` and ``log``, every sum and product
+      in R's order -- and warns at call time with the digits lost (largest
+      term over the sum, ``log10``) where more than 7 are.
+    * ``exact_method="stable"`` computes the same quantity, the posterior
+      mean of ``1/F`` given ``fk`` under the negative binomial model:
+      ``rk = pk * integral_0^1 s**(fk-1) / (pk + (1-pk) s) ds``
+      ``= (pk/fk) * 2F1(1, 1; fk+1; 1-pk)``, summed as a series of positive
+      terms, or (``pk < 1/2``, ``fk <= 64``) by the integral's forward
+      recurrence, which damps rounding errors. It is good to a few units of
+      the last digit everywhere, and gives ``fk = 1, 2`` the same quantity
+      (equal to sdcMicro's closed forms up to their rounding); ``Fk < fk``
+      gives NaN with a warning.
 
     sdcMicro evaluates the exact series per record with a quadratic loop
     (about 110 s for 1e5 records); pysdc evaluates it once per distinct
@@ -533,7 +727,7 @@ def indiv_risk(
         )
     engine = getattr(freq, "_engine_indiv_risk", None)
     if engine is not None:  # frequencies computed on an engine (pysdc.engine): per-record risks stay there
-        return engine(method=method, qual=qual, survey=survey)
+        return engine(method=method, qual=qual, survey=survey, exact_method=exact_method)
     fk = np.asarray(freq.fk, dtype=np.float64)
     Fk = np.asarray(freq.Fk, dtype=np.float64)
     if fk.shape != Fk.shape or fk.ndim != 1:
@@ -546,9 +740,10 @@ def indiv_risk(
         m = int(combo.max()) + 1
         first = np.empty(m, dtype=np.int64)
         first[combo[::-1]] = np.arange(combo.size - 1, -1, -1)
-        rk = _indiv_risk_arrays(fk[first], Fk[first], method, qual, survey)[combo]
+        rk = _indiv_risk_arrays(fk[first], Fk[first], method, qual, survey, exact_method=exact_method,
+                                counts=np.bincount(combo, minlength=m))[combo]
     else:
-        rk = _indiv_risk_arrays(fk, Fk, method, qual, survey)
+        rk = _indiv_risk_arrays(fk, Fk, method, qual, survey, exact_method=exact_method)
     if survey:
         return IndivRiskResult(rk=rk, fk=fk, method=method, qual=qual, key_vars=freq.key_vars)
     return IndivRiskResult(rk=rk, fk=fk, method=None, qual=float("nan"), key_vars=freq.key_vars)
