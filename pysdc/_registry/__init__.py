@@ -4,9 +4,9 @@ Every place that lists the measures reads this module: the package exports
 (``pysdc.__all__``), the R bridge (:mod:`pysdc.r` builds one wrapper per entry, with the
 native signature), the parity runner (:mod:`pysdc.parity` runs and compares each stored
 case through the entry's ``run_case``/``compare_case``), the common tests
-(``tests/test_common.py`` loops over :data:`MEASURES`), the README's name table
-(``python -m pysdc._registry``), ``r_reference/regenerate.sh`` (``--r-names``) and the
-benchmarks. Python names are snake_case versions of sdcMicro's names; the literature's
+(``tests/test_common.py`` loops over :data:`MEASURES`), the docs' name table and measure
+catalogue (``docs/_generate.py``, at build time; ``python -m pysdc._registry`` prints the table),
+``r_reference/regenerate.sh`` (``--r-names``) and the benchmarks. Python names are snake_case versions of sdcMicro's names; the literature's
 ``fk``/``Fk`` are kept as they are (they would collide in snake_case).
 
 How to add a measure
@@ -34,8 +34,8 @@ How to add a measure
    sdcMicro lacks go in ``r_requires``; a bridge that needs more than renaming arguments and
    reading result components gets ``to_r``/``from_r`` hooks (see the entries in ``_sdcmicro.py``).
    Export the function and its result class explicitly in ``pysdc/__init__.py`` (a test
-   checks that the exports and the registry agree), then regenerate the README table
-   (``python -m pysdc._registry``).
+   checks that the exports and the registry agree), and to ``docs/reference/api.md`` (a test checks that the API
+   reference has every exported name); the docs' name table and catalogue follow the entry when they are built.
 
 Nothing else changes: the export, the bridge wrapper, the parity report, the CLI's
 ``parity --function`` choice, the common and invalid-value tests all follow the entry.
@@ -79,7 +79,7 @@ def public_names() -> list[str]:
 
 
 def markdown_table() -> str:
-    """The R -> Python name table as Markdown (the README embeds this output verbatim)."""
+    """The R -> Python name table as Markdown (docs/reference/names.md embeds this output verbatim)."""
     rows = ["| sdcMicro (R) | pysdc (Python) | arguments (R → Python) | result fields (R → Python) |",
             "|---|---|---|---|"]
     for m in (m for m in MEASURES if m.r):
@@ -101,7 +101,7 @@ def markdown_table() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m pysdc._registry``: the README table; ``--r-names``: sdcMicro names, one a line."""
+    """``python -m pysdc._registry``: the name table; ``--r-names``: sdcMicro names, one a line."""
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["--r-names"]:
         print("\n".join(m.r for m in MEASURES if m.r))

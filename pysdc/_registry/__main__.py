@@ -1,4 +1,4 @@
-"""``python -m pysdc._registry``: the README's name table (``--r-names``: sdcMicro's names)."""
+"""``python -m pysdc._registry``: the docs' name table (``--r-names``: sdcMicro's names)."""
 
 import sys
 
