@@ -103,10 +103,12 @@ def _option_rows(parser: argparse.ArgumentParser) -> list[str]:
             metavar = ""
         if a.choices is not None and not isinstance(a, argparse._SubParsersAction):
             metavar = "{" + ",".join(map(str, a.choices)) + "}"
-        default = "" if a.default in (None, False, argparse.SUPPRESS) or a.nargs == 0 and a.default is False else a.default
+        default = a.default
+        if default is None or default is False or default == [] or (isinstance(default, str) and default == argparse.SUPPRESS):
+            default = ""
         help_text = fmt._expand_help(a) if a.help else ""
         rows.append(f"| {name} | {_cell(f'`{metavar}`') if metavar else ''} | "
-                    f"{_cell(f'`{default}`') if default not in ('', [], ()) else ''} | {_cell(help_text)} |")
+                    f"{_cell(f'`{default}`') if default != '' else ''} | {_cell(help_text)} |")
     return rows
 
 
