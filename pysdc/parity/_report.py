@@ -16,7 +16,7 @@ import pandas as pd
 from ..report._format import fmt_diff
 from ._check import summarize
 
-__all__ = ["report_dict", "markdown", "html_page", "write_reports"]
+__all__ = ["report_dict", "markdown", "html_page", "write_reports", "installed_sdcmicro", "version_note"]
 
 
 def _versions() -> dict:
@@ -38,8 +38,36 @@ def report_dict(outcomes, header, mode, divergences=None) -> dict:
         })
     other = [{"case": d["case"], "applies_to": d.get("applies_to", "native"), "reason": d["reason"]}
              for d in (divergences or ()) if d.get("applies_to", "native") not in (mode, "both")]
-    return {"mode": mode, "corpus": header, "versions": _versions(), "summary": summarize(outcomes), "cases": cases,
-            "other_divergences": other}
+    rep = {"mode": mode, "corpus": header, "versions": _versions(), "summary": summarize(outcomes), "cases": cases,
+           "other_divergences": other}
+    if mode != "native":  # the live bridge: which sdcMicro answered
+        rep["sdcmicro_installed"] = installed_sdcmicro()
+    return rep
+
+
+def installed_sdcmicro() -> str | None:
+    """The installed sdcMicro's version (the bridge's), None where R or sdcMicro is missing."""
+    from .._errors import RNotAvailableError
+
+    try:
+        from ..r import sdcmicro_version
+
+        return sdcmicro_version()
+    except RNotAvailableError:
+        return None
+
+
+def version_note(installed: str | None) -> list:
+    """Markdown lines saying that the installed sdcMicro is not the one pysdc reproduces, and what changed."""
+    from ..r import LATER_SDCMICRO_CHANGES, REFERENCE_SDCMICRO_VERSION
+
+    if installed is None or installed == REFERENCE_SDCMICRO_VERSION:
+        return []
+    lines = [f"**The installed sdcMicro is {installed}, not {REFERENCE_SDCMICRO_VERSION}**: pysdc reproduces "
+             f"sdcMicro {REFERENCE_SDCMICRO_VERSION}, so the bridge's numbers may differ where sdcMicro changed. "
+             f"Known behaviour changes after {REFERENCE_SDCMICRO_VERSION} (sdcMicro's NEWS):", ""]
+    lines += [f"- {v}: {what}" for v, what in LATER_SDCMICRO_CHANGES]
+    return lines + [""]
 
 
 def markdown(rep: dict) -> str:
@@ -53,8 +81,11 @@ def markdown(rep: dict) -> str:
         f"Mode: **{rep['mode']}** (pysdc {'native functions' if rep['mode'] == 'native' else 'native vs. the R bridge'}"
         " against sdcMicro's stored results).  ",
         f"Corpus generated {h['date']} with sdcMicro {h['sdcmicro_version']} on {h['r_version']}.  ",
-        f"pysdc {v['pysdc']}, numpy {v['numpy']}, pandas {v['pandas']}, scipy {v['scipy']}.",
+        f"pysdc {v['pysdc']}, numpy {v['numpy']}, pandas {v['pandas']}, scipy {v['scipy']}"
+        + (f"; installed sdcMicro (the bridge's) {rep['sdcmicro_installed']}." if rep.get("sdcmicro_installed")
+           else "."),
         "",
+        *version_note(rep.get("sdcmicro_installed")),
         "| sdcMicro | pysdc | cases | passed | known divergence (xfail) | failed | sdcMicro errors | worst abs diff | worst rel diff |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -187,6 +218,7 @@ td,th{{border:1px solid #ccc;padding:3px 8px;font-size:13px}}.plot{{display:flex
 </head><body><h1>pysdc parity with sdcMicro ({html.escape(rep['mode'])})</h1>
 <p>Corpus generated {html.escape(h['date'])} with sdcMicro {html.escape(h['sdcmicro_version'])} on
 {html.escape(h['r_version'])}. pysdc {v['pysdc']}, numpy {v['numpy']}, pandas {v['pandas']}, scipy {v['scipy']}.</p>
+{''.join(f"<p>{html.escape(line.replace('**', ''))}</p>" for line in version_note(rep.get('sdcmicro_installed')) if line)}
 <table><tr><th>sdcMicro</th><th>pysdc</th><th>cases</th><th>passed</th><th>known divergence</th><th>failed</th>
 <th>sdcMicro errors</th><th>worst abs diff</th><th>worst rel diff</th></tr>{''.join(md_rows)}</table>
 <h2>pysdc against sdcMicro</h2>{''.join(plots)}

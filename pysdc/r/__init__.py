@@ -60,6 +60,9 @@ __all__ = [
     "SdcObj",
     "available",
     "versions",
+    "sdcmicro_version",
+    "REFERENCE_SDCMICRO_VERSION",
+    "LATER_SDCMICRO_CHANGES",
     "last_call_log",
     "RObject",
     "RList",
@@ -350,6 +353,44 @@ def versions() -> dict:
     from . import _session
 
     return _session.r_versions()
+
+
+#: the sdcMicro version whose numbers pysdc reproduces (its stored reference corpus was generated with it)
+REFERENCE_SDCMICRO_VERSION = "5.8.0"
+
+#: behaviour changes of sdcMicro's measures after 5.8.0 (from sdcMicro's NEWS): (version, what changed).
+#: Where the installed sdcMicro is one of these, the bridge's numbers may differ from pysdc's on purpose.
+LATER_SDCMICRO_CHANGES = (
+    ("5.8.1 (development; NEWS 5.8.2)",
+     "ldiversity(): the distinct l-diversity is computed differently when key variables have missing values "
+     "(NEWS: 'now computes distinct l-diversity measure correctly in case of NAs in Keyvars', rewritten C++ code); "
+     "pysdc and its stored references follow 5.8.0"),
+    ("5.8.1 (development)",
+     "no other change to the measures pysdc reproduces: new AI_* functions (KI_* renamed) and recordLinkage(), "
+     "C++ warning fixes in rankSwap and mdav"),
+)
+
+
+def sdcmicro_version() -> str:
+    """The version of the installed sdcMicro, e.g. ``"5.8.0"``.
+
+    Starts R if it is not running yet. pysdc reproduces sdcMicro
+    :data:`REFERENCE_SDCMICRO_VERSION`; :data:`LATER_SDCMICRO_CHANGES` lists the known behaviour
+    changes of later versions (the live parity report names them when another version is installed).
+
+    Raises
+    ------
+    pysdc.RNotAvailableError
+        R, rpy2 or sdcMicro is missing (with install hints).
+    """
+    from . import _session
+
+    _session.start()
+    _session.ensure_package("sdcMicro")
+    v = _session.r_versions()["sdcMicro"]
+    if not v:  # pragma: no cover - ensure_package raised already
+        raise RNotAvailableError("sdcMicro's version could not be read from R.")
+    return str(v)
 
 
 def last_call_log() -> CallLog:

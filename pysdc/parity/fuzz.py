@@ -1,0 +1,319 @@
+"""The differential tester: pysdc against sdcMicro on many random, realistic data sets.
+
+``python -m pysdc.parity.fuzz --n 2000 [--seed S] [--max-n N] [--output parity_reports/fuzz]``
+draws ``--n`` data sets (data set ``i`` from ``numpy.random.default_rng(S + i)``, see
+:mod:`pysdc.parity._fuzz_data`), runs every registry measure with an sdcMicro counterpart natively
+and through the R bridge, and the problem object against ``createSdcObj``
+(:mod:`pysdc.parity._fuzz_run`), compares at the parity tolerances (:mod:`pysdc._tolerances`) and
+writes ``<output>.json`` and ``<output>.md``: counts per measure, and every mismatch with the seed
+that reproduces it (``python -m pysdc.parity.fuzz --replay SEED``). Mismatches listed in
+``r_reference/divergences.json`` (``"applies_to": "fuzz"``) are counted as explained; the others
+are grouped into the classes of :data:`CLASSES` (known findings, each with a reproducing seed) or
+left unclassified.
+
+Needs R with sdcMicro (:class:`pysdc.RNotAvailableError` with install hints otherwise).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .._errors import RNotAvailableError
+
+__all__ = ["CLASSES", "classify", "run", "write_results", "main"]
+
+#: known classes of mismatches (findings of issue 24 being fixed, or found by the tester): (name, what it is,
+#: the rule on an outcome: measure glob, variant glob, tags that must all be present, text in the detail,
+#: field glob); the first matching class wins
+CLASSES = (
+    ("problem-text-keys",
+     "the problem object runs suda2/ldiversity with the data.frame functions' coercion of text keys "
+     "(NA), createSdcObj makes them factors (issue 24, finding 2)",
+     "createSdcObj:*", "*", ("chr",), "", "*"),
+    ("suda2-text-keys-raw-error",
+     "pysdc.suda2 on a text (character) key raises a raw ValueError (no pysdc error); sdcMicro's suda2 "
+     "returns a result",
+     "suda2", "*", (), "could not convert string to float", "*"),
+    ("suda2-level-labels",
+     "suda2's attribute_level_contributions: the level labels pysdc's parity hook derives differ from "
+     "sdcMicro's (logical keys: '0'/'1' instead of 'FALSE'/'TRUE'; text keys after a factor first key: NA "
+     "instead of the text); the contributions agree",
+     "suda2", "*", (), "", "attribute_level_contributions.attribute"),
+    ("indivRisk-exact-high-fraction",
+     "exact individual risk: the series loses digits where fk is large or the sampling fraction near 1 "
+     "(issue 24, finding 6)",
+     "indivRisk", "exact", (), "", "*"),
+    ("eigen-near-singular",
+     "dUtility eigen/robeigen on nearly collinear variables: the smallest eigenvalue is rounding noise "
+     "(issue 24, finding 3)",
+     "dUtility", "*eigen", ("collinear",), "", "*"),
+    ("covMcd-near-singular",
+     "dRiskRMD on nearly collinear variables: covMcd's covariance is nearly singular",
+     "dRiskRMD", "*", ("collinear",), "", "*"),
+    ("modRisk-IPF-join",
+     "modRisk IPF: sdcMicro's data.table join on level labels sorted as text drops or mismatches cells "
+     "(issue 24, finding 7)",
+     "modRisk", "IPF", (), "", "*"),
+    ("dis-suda-factor-order",
+     "DIS-SUDA / suda2 scores with factor keys (issue 24, finding 5)",
+     "suda2", "*", (), "", "*"),
+)
+
+_REFERENCE_SDCMICRO = "5.8.0"
+
+
+def classify(o) -> str:
+    """The class of a mismatch (:data:`CLASSES`), or ``"unclassified"``."""
+    for name, _, measure, variant, tags, text, fld in CLASSES:
+        if (fnmatch.fnmatchcase(o.measure, measure) and fnmatch.fnmatchcase(o.variant, variant)
+                and all(t in o.tags for t in tags) and text in o.detail and fnmatch.fnmatchcase(o.field, fld)):
+            return name
+    return "unclassified"
+
+
+def _check_bridge() -> str:
+    """The installed sdcMicro version; RNotAvailableError (with install hints) when the bridge cannot run."""
+    import pysdc.r
+
+    avail = pysdc.r.available()
+    if not avail:
+        raise RNotAvailableError(
+            f"the differential tester compares pysdc with sdcMicro and needs R with sdcMicro: {avail.reason}")
+    return pysdc.r.sdcmicro_version()
+
+
+def _num(v):
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
+
+
+def _record(o, cls=None) -> dict:
+    d = {"seed": o.seed, "measure": o.measure, "variant": o.variant, "args": o.args, "field": o.field,
+         "max_abs_diff": _num(o.max_abs), "max_rel_diff": _num(o.max_rel),
+         "one_side_refused": o.field == "(error)", "detail": o.detail, "tags": o.tags,
+         "reproduce": f"python -m pysdc.parity.fuzz --replay {o.seed}"}
+    if cls is not None:
+        d["class"] = cls
+    if o.reason:
+        d["reason"] = o.reason
+    return d
+
+
+def summarize(outcomes, *, n: int, seed: int, max_n: int, seconds: float, sdcmicro: str) -> dict:
+    """The result document (what ``<output>.json`` holds)."""
+    import numpy as np
+    import pandas as pd
+
+    from .. import __version__
+
+    counts: dict = {}
+    for o in outcomes:
+        c = counts.setdefault(o.measure, {"calls": 0, "agree": 0, "both-refused": 0, "explained": 0,
+                                          "mismatch": 0, "seconds": 0.0})
+        c["calls"] += 1
+        c[o.status] += 1
+        c["seconds"] += o.seconds
+    for c in counts.values():
+        c["seconds"] = round(c["seconds"], 1)
+    mism = [o for o in outcomes if o.status == "mismatch"]
+    recs = [_record(o, classify(o)) for o in mism]
+    classes: dict = {}
+    for r in recs:
+        k = classes.setdefault(r["class"], {"count": 0, "measures": {}, "seed": r["seed"],
+                                            "example": f"{r['measure']} {r['variant']}: {r['detail'][:200]}"})
+        k["count"] += 1
+        k["measures"][r["measure"]] = k["measures"].get(r["measure"], 0) + 1
+    about = {name: what for name, what, *_ in CLASSES}
+    for name, k in classes.items():
+        k["about"] = about.get(name, "not yet explained")
+    import scipy
+
+    return {
+        "header": {"generated": "python -m pysdc.parity.fuzz -- do not edit", "datasets": n, "base_seed": seed,
+                   "max_n": max_n, "seconds": round(seconds, 1), "sdcmicro_version": sdcmicro,
+                   "reference_sdcmicro_version": _REFERENCE_SDCMICRO, "pysdc": __version__,
+                   "numpy": np.__version__, "pandas": pd.__version__, "scipy": scipy.__version__,
+                   "date": time.strftime("%Y-%m-%d", time.gmtime())},
+        "totals": {s: sum(c[s] for c in counts.values()) for s in ("calls", "agree", "both-refused", "explained",
+                                                                    "mismatch")},
+        "counts": counts,
+        "classes": dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"])),
+        "mismatches": recs,
+        "explained": [_record(o) for o in outcomes if o.status == "explained"],
+    }
+
+
+def markdown(doc: dict, max_rows: int = 60) -> str:
+    h, t = doc["header"], doc["totals"]
+    lines = [
+        "# pysdc against sdcMicro on random data sets (differential tester)", "",
+        "<!-- generated by `python -m pysdc.parity.fuzz` -- do not edit -->", "",
+        f"{h['datasets']} data sets (seeds {h['base_seed']} .. {h['base_seed'] + h['datasets'] - 1}, at most "
+        f"{h['max_n']} records), {h['date']}, {h['seconds']:.0f} s. sdcMicro {h['sdcmicro_version']}"
+        f"{'' if h['sdcmicro_version'] == h['reference_sdcmicro_version'] else ' (pysdc follows ' + h['reference_sdcmicro_version'] + ')'}"
+        f"; pysdc {h['pysdc']}, numpy {h['numpy']}, pandas {h['pandas']}, scipy {h['scipy']}.", "",
+        "Each measure is called natively and through the R bridge (`pysdc.r`), the problem object "
+        "(`SdcProblem`) against sdcMicro's `createSdcObj`, and compared at the parity tolerances "
+        "(`pysdc/_tolerances.py`). A refusal on one side only is a mismatch; both refusing is agreement. "
+        "Reproduce any data set with `python -m pysdc.parity.fuzz --replay SEED`.", "",
+        f"**Total: {t['calls']} calls, {t['agree']} agree, {t['both-refused']} refused by both, "
+        f"{t['explained']} explained divergences, {t['mismatch']} unexplained mismatches.**", "",
+        "| measure | calls | agree | both refused | explained | mismatch | seconds |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for m, c in doc["counts"].items():
+        lines.append(f"| `{m}` | {c['calls']} | {c['agree']} | {c['both-refused']} | {c['explained']} | "
+                     f"{c['mismatch']} | {c['seconds']:.0f} |")
+    lines += ["", "## Unexplained mismatches by class", ""]
+    if doc["classes"]:
+        lines += ["| class | mismatches | measures | reproducing seed | what |", "|---|---:|---|---:|---|"]
+        for name, k in doc["classes"].items():
+            ms = ", ".join(f"`{m}` {c}" for m, c in sorted(k["measures"].items()))
+            lines.append(f"| {name} | {k['count']} | {ms} | {k['seed']} | {k['about'].replace('|', '/')} |")
+    else:
+        lines.append("None.")
+    lines += ["", f"## Mismatches (first {max_rows}; all in the JSON)", ""]
+    for r in doc["mismatches"][:max_rows]:
+        diff = ("one side refused" if r["one_side_refused"] else
+                f"worst {r['field']}: abs {r['max_abs_diff']:.3g}, rel {r['max_rel_diff']:.3g}"
+                if r["max_abs_diff"] is not None and r["max_rel_diff"] is not None else f"worst {r['field']}")
+        lines.append(f"- seed {r['seed']} `{r['measure']}` {r['variant']} [{r['class']}] ({diff}): "
+                     f"{r['detail'][:240].replace('|', '/')}")
+    if not doc["mismatches"]:
+        lines.append("None.")
+    lines += ["", "## Explained divergences (r_reference/divergences.json)", ""]
+    reasons: dict = {}
+    for r in doc["explained"]:
+        reasons.setdefault(r["reason"], []).append(r["seed"])
+    for reason, seeds in reasons.items():
+        lines.append(f"- {len(seeds)} call(s), e.g. seed {seeds[0]}: {reason}")
+    if not reasons:
+        lines.append("None.")
+    return "\n".join(lines) + "\n"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_results(doc: dict, output) -> tuple:
+    """Write ``<output>.json`` and ``<output>.md`` (each through a temporary file and a rename)."""
+    out = Path(output)
+    js, md = out.with_name(out.name + ".json"), out.with_name(out.name + ".md")
+    _atomic_write(js, json.dumps(doc, indent=1, sort_keys=False, default=str) + "\n")
+    _atomic_write(md, markdown(doc))
+    return js, md
+
+
+def _one(args) -> list:
+    """The outcomes of one data set (a worker process's task)."""
+    from ._corpus import load_divergences
+    from ._fuzz_data import make_dataset
+    from ._fuzz_run import run_dataset
+
+    seed, max_n, problem = args
+    if "divergences" not in _WORKER:
+        _WORKER["divergences"] = load_divergences()
+    return run_dataset(make_dataset(seed, max_n=max_n), _WORKER["divergences"], problem=problem)
+
+
+_WORKER: dict = {}
+
+
+def run(n: int, seed: int = 1, max_n: int = 100_000, *, progress=None, problem: bool = True,
+        checkpoint=None, jobs: int = 1) -> dict:
+    """Run ``n`` data sets (seeds ``seed .. seed + n - 1``) and return the result document.
+
+    ``jobs > 1`` runs the data sets in that many worker processes (each starts its own R); the
+    result is the same, in seed order.
+    """
+    version = _check_bridge()
+    outcomes: list = []
+    t0 = time.perf_counter()
+    tasks = [(seed + i, max_n, problem) for i in range(n)]
+    pool = None
+    if jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+        results = pool.map(_one, tasks, chunksize=4)
+    else:
+        results = map(_one, tasks)
+    try:
+        for i, outs in enumerate(results):
+            outcomes += outs
+            if progress is not None and ((i + 1) % 25 == 0 or i + 1 == n):
+                bad = sum(o.status == "mismatch" for o in outcomes)
+                progress(f"{i + 1}/{n} data sets, {len(outcomes)} calls, {bad} mismatches, "
+                         f"{time.perf_counter() - t0:.0f} s")
+            if checkpoint is not None and (i + 1) % 200 == 0 and i + 1 < n:
+                checkpoint(summarize(outcomes, n=i + 1, seed=seed, max_n=max_n,
+                                     seconds=time.perf_counter() - t0, sdcmicro=version))
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return summarize(outcomes, n=n, seed=seed, max_n=max_n, seconds=time.perf_counter() - t0, sdcmicro=version)
+
+
+def replay(seed: int, max_n: int = 100_000) -> list:
+    """Run the one data set of ``seed``; its outcomes (for debugging a reported mismatch)."""
+    from ._corpus import load_divergences
+    from ._fuzz_data import make_dataset
+    from ._fuzz_run import run_dataset
+
+    _check_bridge()
+    return run_dataset(make_dataset(seed, max_n=max_n), load_divergences())
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m pysdc.parity.fuzz", description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=200, help="number of data sets (default 200)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first data set (default 1)")
+    p.add_argument("--max-n", type=int, default=100_000, help="largest data set (records; default 100000)")
+    p.add_argument("--output", default="parity_reports/fuzz",
+                   help="writes OUTPUT.json and OUTPUT.md (default parity_reports/fuzz)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes, each with its own R (default 1)")
+    p.add_argument("--replay", type=int, metavar="SEED", help="run one data set and print every comparison")
+    a = p.parse_args(argv)
+    if a.n < 1 or a.max_n < 20 or a.jobs < 1:
+        p.error("--n and --jobs must be >= 1 and --max-n >= 20")
+    try:
+        if a.replay is not None:
+            from ._fuzz_data import make_dataset
+
+            print(make_dataset(a.replay, max_n=a.max_n).describe())
+            for o in replay(a.replay, a.max_n):
+                print(f"{o.status:13s} {o.measure} {o.variant} {json.dumps(o.args, default=str)}"
+                      + (f"\n    {o.field}: {o.detail}" if o.detail else ""))
+            return 0
+        doc = run(a.n, a.seed, a.max_n, progress=lambda s: print(s, file=sys.stderr, flush=True),
+                  checkpoint=lambda d: write_results(d, a.output), jobs=a.jobs)
+    except RNotAvailableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    js, md = write_results(doc, a.output)
+    t = doc["totals"]
+    print(f"{t['calls']} calls: {t['agree']} agree, {t['both-refused']} refused by both, {t['explained']} explained, "
+          f"{t['mismatch']} unexplained mismatches; wrote {js} and {md}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
