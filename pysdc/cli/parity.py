@@ -21,12 +21,23 @@ def add_arguments(parser) -> None:
     parser.add_argument("--live", action="store_true",
                         help="also run every case through the R bridge (pysdc.r; needs R, rpy2 and sdcMicro)")
     parser.add_argument("--no-write", action="store_true", help="print the summary only, write no reports")
-    parser.add_argument("--data", default=None, help="your own data file: compare native and sdcMicro on it (needs --live)")
+    parser.add_argument("--data", default=None,
+                        help="your own data file: run every measure with an sdcMicro counterpart natively and in "
+                             "sdcMicro (through the R bridge: needs R, rpy2 and sdcMicro), and pysdc.SdcProblem "
+                             "against sdcMicro's createSdcObj, and compare them")
     parser.add_argument("--keys", nargs="+", default=None,
                         help="key variables of --data (a,b,c or a b c)")
-    parser.add_argument("--masked", default=None, help="masked version of --data (for the information-loss measures)")
-    parser.add_argument("--weight", default=None, help="sampling weight column of --data")
+    parser.add_argument("--masked", default=None,
+                        help="masked version of --data (information loss, dRisk, dRiskRMD)")
+    parser.add_argument("--weight", default=None, help="sampling weight column of --data (also modRisk)")
     parser.add_argument("--hid", default=None, help="household id column of --data")
+    parser.add_argument("--sensitive", nargs="+", default=None,
+                        help="sensitive variables of --data (ldiversity; a,b or a b)")
+    parser.add_argument("--random-state", type=int, default=1,
+                        help="seed of robeigen's and dRiskRMD's MCD in both (R's set.seed) (default 1)")
+    parser.add_argument("--max-rmd-records", type=int, default=None,
+                        help="run dRiskRMD only up to this many records (sdcMicro builds an n x n distance "
+                             "matrix; default 5000)")
 
 
 def add_parser(sub) -> None:
@@ -119,12 +130,11 @@ def _run_user_data(args) -> int:
 
     from .._io import read_table
 
-    if not args.live:
-        print("pysdc parity: --data compares pysdc with sdcMicro through the R bridge; add --live.", file=sys.stderr)
-        return 2
     bridge, why = _bridge()
     if bridge is None:
-        print(f"pysdc parity: --live needs the R bridge with sdcMicro: {why}", file=sys.stderr)
+        print(f"pysdc parity: --data runs sdcMicro itself on your data, through the R bridge (pysdc.r), and it is "
+              f"not available: {why}. Install R, rpy2 (pip install 'pysdc-measures[r]') and sdcMicro "
+              "(install.packages('sdcMicro') in R); pysdc.r.available() tells what is missing.", file=sys.stderr)
         return 2
     try:
         data = read_table(args.data)
@@ -136,7 +146,15 @@ def _run_user_data(args) -> int:
     if not keys and masked is None:
         print("pysdc parity: give --keys (risk measures) and/or --masked (information loss).", file=sys.stderr)
         return 2
-    rows, refusals, ok = parity.compare_on_data(pysdc, bridge, data, masked, keys, args.weight, args.hid)
+    sensitive = [k for item in args.sensitive for k in item.split(",") if k] if args.sensitive else None
+    from ..parity._userdata import MAX_RMD_RECORDS
+
+    max_rmd = MAX_RMD_RECORDS if args.max_rmd_records is None else args.max_rmd_records
+    print(f"pysdc parity: pysdc against sdcMicro {bridge.sdcmicro_version()} on {args.data} ({len(data)} records)",
+          file=sys.stderr)
+    rows, refusals, skipped, ok = parity.compare_on_data(
+        pysdc, bridge, data, masked, keys, args.weight, args.hid, sensitive, random_state=args.random_state,
+        max_rmd=max_rmd, progress=lambda label: print(f"  {label} ...", file=sys.stderr))
     table = [[r["measure"], r["field"], _show(r["pysdc"]), _show(r["sdcMicro"]),
               "" if r["max_abs"] is None else fmt_diff(r["max_abs"]),
               "" if r["max_rel"] is None else fmt_diff(r["max_rel"]), "ok" if r["ok"] else "DIFFERS"]
@@ -147,4 +165,10 @@ def _run_user_data(args) -> int:
         print("\nRefusals (the reason each side gave):")
         for label, side, msg in refusals:
             print(f"  {label}, {side}: {msg}".replace("\n", "\n    "))
+    if skipped:
+        print("\nNot compared (the counterpart does not apply to these arguments):")
+        for label, why in skipped:
+            print(f"  {label}: {why}")
+    n_bad = sum(1 for r in rows if not r["ok"])
+    print(f"\n{len(rows)} fields compared, {n_bad} differ" + ("" if ok else " (DIFFERS above)"))
     return 0 if ok else 1
