@@ -114,8 +114,9 @@ def _key_codes(data: pd.DataFrame, key_vars: list, *, func: str, factorize_chara
                 + ("on this key every record now matches every other record, as if the key were not there. "
                    if every else "those records now match every other record on this key. ")
                 + "pysdc does the same to return sdcMicro's numbers. To count the texts as categories, make the "
-                f"column categorical first: data[{k!r}] = data[{k!r}].astype('category') (an R factor); "
-                "measure_risk does that itself.",
+                f"column categorical first: data[{k!r}] = data[{k!r}].astype('category') (an R factor; on the "
+                f"command line --categorical {k}); measure_risk does that itself, and so do pysdc.SdcProblem and "
+                "the command line's risk and report, as sdcMicro's createSdcObj does.",
                 CoercionWarning,
                 stacklevel=user_stacklevel(),
             )
@@ -291,7 +292,10 @@ def freq_calc(
       parsed as numbers** -- strings that are not numbers become NA (a
       :class:`~pysdc.CoercionWarning` says so; convert such columns to
       ``category`` to use them as categories -- :func:`measure_risk` does
-      that itself, as sdcMicro's ``measure_risk`` does).
+      that itself, as sdcMicro's ``measure_risk`` does). These are the
+      data.frame method's semantics; sdcMicro's ``createSdcObj``, and so
+      :class:`pysdc.SdcProblem` and the command line, make text keys factors
+      first (:func:`pysdc.problem.as_sdc_keys`).
     * Missing key values are wildcards. For a record ``i`` with at least one
       observed and one missing key: ``fk = (# records with exactly i's
       combination) + (# complete records that agree with i on i's observed
@@ -1067,7 +1071,10 @@ def ldiversity(
     * Columns are converted with R's ``as.numeric`` (categorical -> codes,
       character -> parsed numbers, other strings NA with a
       :class:`~pysdc.CoercionWarning`); character keys are *not* turned into
-      categories here (unlike :func:`measure_risk`).
+      categories here (unlike :func:`measure_risk`): the data.frame method's
+      semantics. sdcMicro's ``ldiversity(sdcObj)`` sees them as factors, because
+      ``createSdcObj`` converts them; :class:`pysdc.SdcProblem` and the command
+      line do the same (a text *sensitive* variable stays text there too).
     * Equivalence classes are records with equal key values. A record with a
       missing key value is a class of its own (sdcMicro compares with ``!=``
       and NA != NA) -- missing keys are **not** wildcards here.
