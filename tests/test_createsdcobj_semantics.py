@@ -295,3 +295,38 @@ def test_r_sort_text_is_rs_sort(tmp_path, collation):
         return [unicodedata.normalize("NFC", s) for s in seq]
 
     assert canon(mine) == canon(r_sorted)
+
+
+# ------------------------------------------------------------------ live: sdcMicro through the bridge
+
+
+@pytest.fixture(scope="module")
+def bridge():
+    try:
+        from pysdc import r as bridge
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"the R bridge cannot be imported: {exc}")
+    av = bridge.available()
+    if not av:
+        pytest.skip(f"R/rpy2/sdcMicro not available: {av.reason}")
+    return bridge
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("cid", ["createSdcObj:eusilc:5keys:rb090-levels-male-female",
+                                 "createSdcObj:eusilc:5keys:w:hh:py010n"])
+def test_live_dis_suda_and_mod_risk_ipf_on_the_object(bridge, cid):
+    case = CASES[cid]
+    a = case["args"]
+    df = _read(case)
+    sdc = bridge.SdcObj.create(df, a["keyVars"], w=a["weightVar"], hid=a["hhId"])
+    s = sdc.apply("suda2").risk["suda2"]
+    p = _problem(case)
+    r = _quiet(p.risk)
+    np.testing.assert_allclose(np.asarray(r.suda2.dis_score, float), np.asarray(s["disScore"], float), rtol=RTOL,
+                               atol=0)
+    formula = "~ " + " + ".join(a["keyVars"])
+    m = sdc.apply("modRisk", method="IPF", formulaM=bridge.formula(formula)).risk["model"]
+    got = _quiet(pysdc.mod_risk, p, formula, method="IPF")
+    np.testing.assert_allclose([got.gr1, got.gr2], [float(m["gr1"]), float(m["gr2"])], rtol=RTOL, atol=0)
+    assert len(got.incl_prob) == len(np.atleast_1d(m["inclProb"]))
