@@ -401,18 +401,19 @@ def _eigen_loss(e1: np.ndarray, e2: np.ndarray) -> float:
 
 
 def _warn_meaningless_eigen(value: float, e1: np.ndarray, e2: np.ndarray, method: str, how: str,
-                            extra: str = "") -> None:
+                            extra: str = "", force: bool = False) -> None:
     """Call-time warning where the eigenvalue ratio makes the value rounding noise."""
     k1, k2 = _condition(e1), _condition(e2)
     k = max(k1, k2)
-    if not (k * np.finfo(float).eps > _EIGEN_MEANINGLESS) and (e1 > 0).all():
+    if not force and not (k * np.finfo(float).eps > _EIGEN_MEANINGLESS) and (e1 > 0).all():
         return
     which = "original" if k1 >= k2 else "masked"
     e = e1 if k1 >= k2 else e2
     digits = max(0.0, 15.6 - np.log10(k)) if np.isfinite(k) else 0.0
     warnings.warn(
-        f"d_utility(method={method!r}) = {value:.6g} is numerically meaningless: the covariance matrix of the "
-        f"{which} data is nearly singular (smallest/largest eigenvalue {e.min():.3g} / {e.max():.3g}, condition "
+        f"d_utility(method={method!r}) = {value:.6g} is numerically meaningless: the "
+        f"{'MCD ' if method == 'robeigen' else ''}covariance matrix of the {which} data is nearly singular "
+        f"(smallest/largest eigenvalue {e.min():.3g} / {e.max():.3g}, condition "
         f"number {k:.3g}), so its smallest eigenvalues are rounding noise and the term |e1 - e2| / e1 of the "
         f"smallest has about {digits:.0f} correct digits; a 1-ulp change of the input can change the value "
         f"completely.{extra} {how} Drop the (nearly) collinear variables to get a meaningful loss.",
@@ -434,14 +435,15 @@ def _exact_fit_note(fits) -> str:
             "an eigenvalue that is 0 up to rounding.")
 
 
-def _eigen_result(e1: np.ndarray, e2: np.ndarray, method: str, *, how: str = "", extra: str = "") -> float:
+def _eigen_result(e1: np.ndarray, e2: np.ndarray, method: str, *, how: str = "", extra: str = "",
+                  force: bool = False) -> float:
     """sum(|e1 - e2| / e1), warning where the original's eigenvalues make it meaningless."""
     value = _r_eigen_loss(e1, e2)
     if np.isfinite(value):
         if not how:
             how = ("The number follows sdcMicro's operations (R's eigen); with noise eigenvalues it equals "
                    "sdcMicro's only where every rounding is the same.")
-        _warn_meaningless_eigen(value, e1, e2, method, how, extra)
+        _warn_meaningless_eigen(value, e1, e2, method, how, extra, force)
         return value
     return _degenerate(value, f"d_utility(method={method!r})")
 
@@ -729,7 +731,7 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
             how = ("pysdc computes sdcMicro's number (the MCD as covMcd, eigen by the system LAPACK's dsyevr "
                    "with eigenvectors, as R calls it), but sdcMicro's own value moves with a 1-ulp change of "
                    "the input, e.g. a decimal that R's read.csv parses one ulp away from pandas.")
-    return _eigen_result(e1, e2, "robeigen", how=how, extra=_exact_fit_note(fits))
+    return _eigen_result(e1, e2, "robeigen", how=how, extra=_exact_fit_note(fits), force=bool(fits))
 
 
 # --------------------------------------------------------------------------- IL_correl
