@@ -178,3 +178,45 @@ def test_every_dtype_write_table_writes_is_allowed(tmp_path):
     got = read_table(p)
     for c in df.columns:
         assert str(got[c].dtype) == str(df[c].dtype) or c in ("o",), c
+
+
+# ----------------------------------------------------------------------------- the same sidecar on DuckDB
+
+
+@pytest.fixture
+def duck():
+    return pytest.importorskip("duckdb", reason="the DuckDB engine needs duckdb")
+
+
+def test_duckdb_reads_a_sidecar_as_pandas(tmp_path, duck):
+    df = pd.DataFrame({"id": ["007", "8", "9"], "k": pd.Categorical(["1", "01", "1"]), "n": [1, 2, 3],
+                       "v": [1.5, np.nan, 2.0], "b": [True, False, True]})
+    p = _table(tmp_path, df)
+    ref = read_table(p)
+    got = pysdc.scan(p).relation().df()
+    assert got["id"].tolist() == ["007", "8", "9"] and got["k"].tolist() == ["1", "01", "1"]
+    assert got["n"].tolist() == [1, 2, 3] and got["b"].tolist() == [True, False, True]
+    np.testing.assert_array_equal(got["v"].to_numpy(float), ref["v"].to_numpy(float))
+
+
+@pytest.mark.parametrize("columns,pattern", [
+    (_cols(key_dtype="int8"), r"'int8' cannot hold the value 651"),
+    ([{"name": "key", "r_class": "factor", "levels": ["1", "651", "325"]}, {"name": "w", "r_class": "numeric"}],
+     r"'2'.* not among its levels"),
+    ([{"name": "key", "r_class": "logical"}, {"name": "w", "r_class": "numeric"}], "column 'key' of .* should"),
+    (_cols(w_dtype="bool"), "has dtype 'bool'"),
+])
+def test_duckdb_refuses_what_pandas_refuses(tmp_path, duck, columns, pattern):
+    p = _table(tmp_path, KEYS, columns)
+    with pytest.raises(pysdc.InvalidParameterError, match=pattern):
+        read_table(p)
+    with pytest.raises(pysdc.InvalidParameterError, match=pattern):
+        pysdc.scan(p).columns
+
+
+def test_duckdb_refuses_an_inexact_float32(tmp_path, duck):
+    p = _table(tmp_path, pd.DataFrame({"w": [0.5, 0.1]}), [{"name": "w", "r_class": "numeric", "dtype": "float32"}])
+    with pytest.raises(pysdc.InvalidParameterError, match="float32"):
+        pysdc.scan(p).columns
+    ok = _table(tmp_path, KEYS, _cols(w_dtype="float32"))
+    assert pysdc.scan(ok).relation().df()["w"].tolist() == [12.5, 3.0, 1.0, 7.25]

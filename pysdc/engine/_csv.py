@@ -129,11 +129,24 @@ def _all(cond: str, c: str) -> str:
     return f"min(CASE WHEN {c} <> '' THEN (CASE WHEN {cond} THEN 1 ELSE 0 END) END)"
 
 
-def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list) -> str:
+def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch=None) -> str:
     from .._io import _FALSE, _TRUE
 
     bools = ", ".join(sql.lit(t) for t in _TRUE + _FALSE)
     parts = []
+    for i, e in enumerate(sch["columns"] if sch is not None else []):
+        c = sql.q(e["name"])
+        if e["r_class"] in ("factor", "ordered") and e["name"] in cols:  # values among the levels
+            levels = ", ".join(sql.lit(str(v)) for v in e["levels"]) or "NULL"
+            parts.append(f"min(CASE WHEN {c} IS NOT NULL AND NOT ({c} IN ({levels})) THEN {c} END) AS u{i}")
+        elif e["r_class"] in ("integer", "numeric") and e["name"] in cols:  # whole numbers; the dtype's range
+            x = f"TRY_CAST({sql.trim(_number_text(sql, c, decimal))} AS DOUBLE)"
+            parts.append(f"{_all(f'({sql.rx(c, _INT)} OR {x} = round({x}))', c)} AS w{i}")
+            parts.append(f"min({x}) AS lo{i}")
+            parts.append(f"max({x}) AS hi{i}")
+            if str(e.get("dtype")) in ("float32", "Float32"):  # every value a float32 number
+                parts.append(f"min(CASE WHEN CAST(CAST({x} AS FLOAT) AS DOUBLE) = {x} OR isnan({x}) THEN 1 "
+                             f"WHEN {x} IS NOT NULL THEN 0 END) AS s{i}")
     for i, name in enumerate(header):
         c = sql.q(name)
         parts.append(f"count({c}) AS n{i}")
@@ -183,8 +196,10 @@ def _typed_exprs(sql: _Sql, header: list, classes: dict, decimal: str) -> list:
     for name in header:
         c = sql.q(name)
         cls = classes[name]
-        if cls == "integer":
-            e = f"TRY_CAST({sql.trim(c)} AS BIGINT)"
+        if cls == "integer":  # (whole numbers written as 1.0 or 1e3 too, as with a schema on the pandas path)
+            t = sql.trim(c)
+            e = (f"(CASE WHEN {sql.rx(c, _INT)} THEN TRY_CAST({t} AS BIGINT) "
+                 f"ELSE CAST(TRY_CAST({sql.trim(_number_text(sql, c, decimal))} AS DOUBLE) AS BIGINT) END)")
         elif cls == "numeric":
             x = f"TRY_CAST({sql.trim(_number_text(sql, c, decimal))} AS DOUBLE)"
             e = f"(CASE WHEN isnan({x}) THEN NULL ELSE {x} END)"
@@ -198,8 +213,10 @@ def _typed_exprs(sql: _Sql, header: list, classes: dict, decimal: str) -> list:
 
 
 def _schema_classes(sch: dict, text_columns) -> dict:
-    return {c["name"]: ("character" if c["name"] in text_columns or c["r_class"] in ("factor", "ordered")
-                        else c["r_class"]) for c in sch["columns"]}
+    from .._io import _effective
+
+    return {e["name"]: ("character" if e["r_class"] in ("factor", "ordered") else e["r_class"])
+            for e in (_effective(c, set(text_columns)) for c in sch["columns"])}
 
 
 def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
@@ -211,12 +228,35 @@ def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
                 "refuses it. Remove the NUL bytes (e.g. tr -d '\\000' < in.csv > out.csv).")
     if sch is None:
         return
+    import numpy as np
+
+    from .._io import _fit
+
     for i, name in enumerate(header):  # the schema's classes must hold the values (as on the pandas path)
         cls = classes[name]
-        ok = {"integer": row.get(f"i{i}"), "numeric": row.get(f"f{i}"), "logical": row.get(f"b{i}")}.get(cls, 1)
-        if ok == 0:
+        ok = {"integer": row.get(f"f{i}") == 1 and row.get(f"w{i}") != 0, "numeric": row.get(f"f{i}") != 0,
+              "logical": row.get(f"b{i}") != 0}.get(cls, True)
+        if cls in ("integer", "numeric") and row.get(f"e{i}") == 0:
+            ok = True
+        if not ok:
             raise InvalidParameterError(f"column {name!r} of {what} should be {cls} (its schema) but holds text that "
                                         "is not; fix the data or the schema.")
+        bad = row.get(f"u{i}")
+        if bad is not None:
+            raise InvalidParameterError(
+                f"column {name!r} of {what} holds value(s) [{bad!r}] that are not among its levels in the schema; "
+                "add them to the schema's levels or fix the data.")
+        e = sch["columns"][i]
+        if row.get(f"s{i}") == 0:
+            raise InvalidParameterError(
+                f"column {name!r} of {what}: the schema's dtype {e['dtype']!r} cannot hold every value exactly; pysdc "
+                "does not change values to fit a dtype. Give the column the dtype 'float64', or no dtype.")
+        if cls in ("integer", "numeric") and e.get("dtype") and row.get(f"lo{i}") is not None:
+            ends = np.array([row[f"lo{i}"], row[f"hi{i}"]], dtype=np.float64)
+            try:
+                _fit(ends, np.zeros(2, dtype=bool), e["dtype"], f"column {name!r} of {what}")
+            except InvalidParameterError as exc:  # the engine's records have no row number here
+                raise InvalidParameterError(str(exc).replace(" (row 1)", "").replace(" (row 2)", "")) from None
 
 
 def _survey(fetch, sql: _Sql, opts: dict, src: str, what: str) -> dict:
@@ -228,7 +268,9 @@ def _survey(fetch, sql: _Sql, opts: dict, src: str, what: str) -> dict:
         cols = [n for n in header if classes[n] in ("integer", "numeric", "logical")]
     else:
         cols = [n for n in header if n not in text]
-    row = fetch(_survey_sql(sql, header, opts["decimal"], src, cols))
+    if sch is not None:  # the schema's factors are checked against their levels
+        cols += [n for n in header if n not in text and classes[n] == "character"]
+    row = fetch(_survey_sql(sql, header, opts["decimal"], src, cols, sch))
     if sch is None:
         classes = _classes(row, header, cols)
     _check(row, header, classes, sch, what)
