@@ -251,9 +251,8 @@ def atomic_output(*targets, make_parents: bool = False):
             _remove(tmp)
         if _disk_full(exc):
             where = ", ".join(os.fspath(p) for p in paths)
-            raise OSError(errno.ENOSPC, f"the disk is full (no space left on the device) while writing {where}; "
-                          "nothing was written there (an earlier file keeps its content): free space or write "
-                          "elsewhere", where) from exc
+            raise OSError(errno.ENOSPC, "the disk is full (no space left on the device); nothing was written and an "
+                          "earlier file keeps its content; free space or write elsewhere. Output", where) from exc
         raise
 
 

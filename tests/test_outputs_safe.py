@@ -54,7 +54,8 @@ def _snapshot(directory) -> dict:
 
 def _refused(code: int, err: str) -> None:
     assert code == 2, err
-    assert err.startswith("pysdc: error:") and "Traceback" not in err, err
+    lines = err.strip().splitlines()  # (progress lines on stderr may come first)
+    assert lines and lines[-1].startswith("pysdc: error:") and "Traceback" not in err, err
 
 
 @pytest.fixture
@@ -443,3 +444,46 @@ def test_killed_write_leaves_only_a_hidden_temporary(big, tmp_path):
     assert code == -signal.SIGKILL
     assert not out.exists()
     assert all(name.startswith(".") for name in gained), gained
+
+
+# =============================================================================
+# Spark: a directory of part files, written beside the target and renamed
+
+
+def test_spark_output_directory_replaced_whole_or_not_at_all(tmp_path, capsys, monkeypatch):
+    """Spark's overwrite mode deleted the old output directory before writing; a run failing after the write
+    (here: a full disk while the household risk is summed) left a directory from the failed run. Now a failed
+    run keeps the old directory as it was, a successful one replaces it whole (no stale part file), and no
+    temporary directory remains."""
+    import shutil
+
+    pytest.importorskip("pyspark", reason="needs PySpark")
+    if shutil.which("java") is None:
+        pytest.skip("needs Java for Spark")
+    from pysdc.engine._tables import SparkTable
+
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    _frame(600).to_parquet(parts / "p1.parquet", index=False)
+    out_dir = tmp_path / "out"
+    out = out_dir / "risk.parquet"
+    out.mkdir(parents=True)
+    (out / "part-old.parquet").write_bytes(OLD)
+    before = _snapshot(out_dir)
+    argv = ["risk", parts, "--keys", "a,b", "--weight", "w", "--hid", "h", "--engine", "spark", "--output", out]
+
+    def full(self, path, col):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(SparkTable, "written_sum", full)
+    code, err = _run(capsys, *argv)
+    monkeypatch.undo()
+    assert _snapshot(out_dir) == before
+    _refused(code, err)
+    assert "disk is full" in err
+
+    code, err = _run(capsys, *argv, "--json")
+    assert code == 0, err
+    assert "part-old.parquet" not in os.listdir(out)
+    assert sorted(os.listdir(out_dir)) == ["risk.parquet"]
+    assert len(pd.read_parquet(out)) == 600
