@@ -64,7 +64,8 @@ def test_risky_obs_is_prints_rule():
 
 
 def test_data_mode_says_clearly_when_sdcmicro_is_missing(monkeypatch, capsys, tmp_path):
-    from pysdc.cli import main, parity as cli_parity
+    from pysdc.cli import main
+    from pysdc.cli import parity as cli_parity
 
     monkeypatch.setattr(cli_parity, "_bridge", lambda: (None, "sdcMicro is not installed in R"))
     code = main(["parity", "--data", str(EUSILC), "--keys", ",".join(KEYS)])

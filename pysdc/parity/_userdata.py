@@ -337,8 +337,8 @@ def compare_on_data(native, bridge, data, masked=None, keys=None, weight=None, h
             progress(label)
         res = {}
         for side, impl in (("pysdc", native), ("sdcMicro", bridge)):
-            out = _run(lambda impl=impl: call(impl))
-            res[side] = out if isinstance(out, Exception) else _run(lambda out=out: fields(out))
+            out = _run(lambda impl=impl, call=call: call(impl))
+            res[side] = out if isinstance(out, Exception) else _run(lambda out=out, fields=fields: fields(out))
         ok_all &= _compare(label, name, res, rows, refusals)
     if workflow and keys:
         if progress:

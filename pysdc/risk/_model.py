@@ -324,6 +324,8 @@ def mod_risk(
         R formula text over the key variables: ``"~ a + b + c"``, ``"~ (a + b + c)^2 + d"``,
         ``"~ a + b + a:b"``, ``"~ a*b"``; ``- 1`` removes the intercept. Every variable of an
         interaction must also be a main effect (sdcMicro keeps only the main-effect variables).
+        At most :data:`pysdc.core.formula.MAX_TERMS` (5000) terms, counted before ``*``, ``:`` and
+        ``^`` are expanded: ``(a + ... + t)^20`` (1,048,575 terms) is refused at once.
     w : str
         The weight column (sdcMicro's ``weights``, a column name).
     method : {"default", "CE", "PML", "weightedLLM", "IPF"}
@@ -694,11 +696,11 @@ def _bmerge(ivals: list, xvals: list) -> np.ndarray:
             sel = t[t[:, 4] == col]
             if not sel.size:
                 continue
-            X, I = xvals[col], ivals[col]
+            X, Iv = xvals[col], ivals[col]
             xlo_in, xup_in, ilo_in, iup_in = sel[:, 0], sel[:, 1], sel[:, 2], sel[:, 3]
             xlo, xup, ilo, iup = xlo_in.copy(), xup_in.copy(), ilo_in.copy(), iup_in.copy()
             lir = ilo + (iup - ilo) // 2
-            ival = I[lir]
+            ival = Iv[lir]
             found = np.zeros(sel.shape[0], dtype=bool)
             hit = np.zeros(sel.shape[0], dtype=np.int64)
             act = xlo < xup - 1
@@ -739,7 +741,7 @@ def _bmerge(ivals: list, xvals: list) -> np.ndarray:
             while act.any():
                 a = np.flatnonzero(act)
                 m = tl[a] + (iup[a] - tl[a]) // 2
-                same = I[m] == ival[a]
+                same = Iv[m] == ival[a]
                 tl[a[same]] = m[same]
                 iup[a[~same]] = m[~same]
                 act = tl < iup - 1
@@ -748,7 +750,7 @@ def _bmerge(ivals: list, xvals: list) -> np.ndarray:
             while act.any():
                 a = np.flatnonzero(act)
                 m = ilo[a] + (tu[a] - ilo[a]) // 2
-                same = I[m] == ival[a]
+                same = Iv[m] == ival[a]
                 tu[a[same]] = m[same]
                 ilo[a[~same]] = m[~same]
                 act = ilo < tu - 1
@@ -779,14 +781,13 @@ def _sdcmicro_merge(keys: list, vidx: list, labels: list, fit: np.ndarray) -> np
     from ..core.collate import icu_sort_key
 
     n_cells = vidx[0].size
-    dims = [len(lab) for lab in labels]
     texts = [_label_texts(k, lab) for k, lab in zip(keys, labels)]
     # lambda's rows: every label combination, each key's labels in C order of their text, first key slowest
     perms = [np.asarray(sorted(range(len(tx)), key=lambda i, tx=tx: tx[i]), dtype=np.int64) for tx in texts]
     xpos = np.meshgrid(*perms, indexing="ij") if perms else []
     xpos = [p.ravel() for p in xpos]
     xvals, ivals = [], []
-    for k, lab, tx, vi in zip(keys, labels, texts, vidx):
+    for k, tx, vi in zip(keys, texts, vidx):
         if k.kind in ("integer", "numeric"):
             lam = np.asarray([float(s) for s in tx], dtype=float)          # as.numeric(label)
             cell = np.asarray(k.values, dtype=float)                       # the grid's own values
