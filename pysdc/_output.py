@@ -28,6 +28,7 @@ import os
 import secrets
 import shutil
 import signal
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -199,8 +200,19 @@ def _sync(tmp: Path) -> None:
         _fsync_file(tmp)
 
 
+def _keep_mode(tmp: Path, target: Path) -> None:
+    """A file replacing an existing file keeps that file's permissions (a private output stays private)."""
+    try:
+        st = os.stat(target)
+    except OSError:
+        return
+    if not tmp.is_dir() and stat.S_ISREG(st.st_mode):
+        os.chmod(tmp, stat.S_IMODE(st.st_mode))
+
+
 def _move_into_place(tmp: Path, target: Path) -> None:
     """Rename ``tmp`` onto ``target``; an existing directory (Spark's parts) is first moved aside, then removed."""
+    _keep_mode(tmp, target)
     if tmp.is_dir() and target.exists() and not target.is_symlink():
         old = target.parent / f".{target.name}.pysdc-old-{os.getpid()}-{secrets.token_hex(4)}"
         os.replace(target, old)
@@ -249,6 +261,11 @@ def atomic_output(*targets, make_parents: bool = False):
     except BaseException as exc:
         for tmp in temps:
             _remove(tmp)
+        if isinstance(exc, OSError) and exc.filename and TEMP_MARK in os.fspath(exc.filename):
+            target = next((os.fspath(p) for p, t in zip(paths, temps) if t.name in os.fspath(exc.filename)), None)
+            # e.g. no permission to write in the directory: the message names the output, not the temporary
+            if target is not None and not _disk_full(exc):
+                raise OSError(exc.errno, exc.strerror, target) from exc
         if _disk_full(exc):
             where = ", ".join(os.fspath(p) for p in paths)
             raise OSError(errno.ENOSPC, "the disk is full (no space left on the device); nothing was written and an "

@@ -487,3 +487,15 @@ def test_spark_output_directory_replaced_whole_or_not_at_all(tmp_path, capsys, m
     assert "part-old.parquet" not in os.listdir(out)
     assert sorted(os.listdir(out_dir)) == ["risk.parquet"]
     assert len(pd.read_parquet(out)) == 600
+
+
+def test_replacing_a_file_keeps_its_permissions(files, capsys, tmp_path):
+    """A rename puts a new file in place: it takes the permissions of the file it replaces, so a private
+    output (mode 600) does not become readable by others when it is written again."""
+    out = tmp_path / "private.html"
+    out.write_bytes(OLD)
+    out.chmod(0o600)
+    code, err = _run(capsys, "report", files / "d.csv", "--keys", "a,b", "--no-plots", "--output", out)
+    assert code == 0, err
+    assert out.read_bytes() != OLD
+    assert out.stat().st_mode & 0o777 == 0o600
