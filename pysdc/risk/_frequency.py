@@ -561,11 +561,16 @@ def _warn_exact_digits(fk, Fk, ratio, counts) -> None:
     n_bad = int(counts[bad].sum())
     worst = lost[w]
     left = "no correct digit" if worst >= 15.6 else f"about {max(15.6 - worst, 0):.0f} correct significant digits"
+    if np.isfinite(worst):
+        how = (f"its largest term exceeds the sum by up to 10^{worst:.1f}, so "
+               + ("all of float64's ~16 significant digits are" if worst >= 15.6 else f"about {worst:.0f} of "
+                  "float64's ~16 significant digits are") + " lost")
+    else:
+        how = "its terms overflow (NaN or Inf) or cancel completely"
     warnings.warn(
         f"indiv_risk(method='exact'): Franconi & Polettini's alternating series cancels for {n_bad} record(s) "
         f"(fk = {fk[bad].min():g} to {fk[bad].max():g}, Fk/fk = {np.min(Fk[bad] / fk[bad]):.6g} to "
-        f"{np.max(Fk[bad] / fk[bad]):.6g}): its largest term exceeds the sum by up to 10^{worst:.1f}, so about "
-        f"{min(worst, 16):.0f} of float64's 16 significant digits are lost (worst at fk = {fk[w]:g}, "
+        f"{np.max(Fk[bad] / fk[bad]):.6g}): {how} (worst at fk = {fk[w]:g}, "
         f"Fk = {Fk[w]:.17g}: {left}). The risks returned are sdcMicro's numbers (the same operations in the same "
         "order, rounding errors included) and are not the exact risk there; exact_method='stable' evaluates the "
         "same risk without cancellation.",
