@@ -525,7 +525,9 @@ def _stable_exact(fk: np.ndarray, pk: np.ndarray) -> np.ndarray:
             acc[active] += t.sum(axis=1)
             term[active] = t[:, -1] * ratios[:, -1]
             k += 64
-            active = active[term[active] > 1e-17 * acc[active]]
+            # the tail beyond is below term / (1 - r), r = the ratio now (the ratios grow towards q)
+            r_now = ratios[:, -1]
+            active = active[term[active] > 1e-17 * acc[active] * (1.0 - r_now)]
         out[idx] = pk[idx] / f * acc
     return out
 
