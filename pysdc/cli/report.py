@@ -42,7 +42,10 @@ def add_parser(sub) -> None:
     r.add_argument("--regression", metavar="FORMULA",
                    help='a model compared before/after, in R syntax, e.g. "log(income) ~ age + sex" (needs MASKED)')
     r.add_argument("--regression-where", metavar="COND",
-                   help='records the regression uses, e.g. "income > 0" (applied to each file)')
+                   help='records the regression uses, e.g. "income > 0 & sex == \'female\'" (applied to each '
+                        "file; read by pysdc's own parser, never run as Python: column names (`with spaces` in "
+                        "backquotes), numbers, 'strings', + - * /, == != < <= > >=, in / %%in%% / isin(), isna() / "
+                        "notna(), & | ~ and or not ! && ||, parentheses; a comparison with a missing value is false)")
     r.add_argument("--estimate", action="append", metavar="EST",
                    help='a benchmark indicator compared before/after, e.g. "mean(income)" (repeatable; default: '
                         "the mean of each numeric variable)")

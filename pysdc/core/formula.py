@@ -27,6 +27,12 @@ formulae made of variable names and the operators ``+``, ``-``, ``:``, ``*``, ``
 Anything outside this subset (function calls such as ``log(x)`` or ``I(x^2)``, ``%in%``,
 ``/``, ``.``, offsets, numbers other than 0 and 1 as terms) is refused with
 :class:`~pysdc.InvalidParameterError`.
+
+Limits (refused with :class:`~pysdc.InvalidParameterError` saying so): parentheses nested more than
+:data:`MAX_DEPTH` levels deep; more than :data:`MAX_ELEMENTS` names, numbers and operators; and a
+formula whose terms number more than :data:`MAX_TERMS` — checked before a product (``*``, ``:``) or a
+power (``^``) is expanded, from the number of terms it can give, so that ``(a + b + ... + z)^26``
+(67,108,863 terms) stops at once instead of running for hours.
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ import numpy as np
 from .._errors import InvalidParameterError
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_ELEMENTS",
+    "MAX_TERMS",
     "Formula",
     "parse_formula",
     "FactorColumn",
@@ -46,6 +55,17 @@ __all__ = [
     "contr_poly",
     "model_matrix",
 ]
+
+MAX_DEPTH = 50
+"""Deepest nesting (parentheses; in regression formulae also calls, signs and powers) a formula may have."""
+
+MAX_ELEMENTS = 100_000
+"""Most names, numbers and operators a formula may have."""
+
+MAX_TERMS = 5000
+"""Most terms a formula may expand to (``(a + ... + l)^12`` gives 4095; ``(a + ... + m)^13`` 8191)."""
+
+_MAX_PAIRS = 1_000_000  # most pairs of terms one product may combine when its count cannot be bounded otherwise
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<name>(?:[A-Za-z]|\.(?![0-9]))[A-Za-z0-9._]*)|`(?P<quoted>[^`]+)`|(?P<num>[0-9]+(?:\.[0-9]*)?)"
@@ -100,11 +120,10 @@ class Formula:
                 if v not in variables:
                     variables.append(v)
         pos = {v: i for i, v in enumerate(variables)}
-        sets = [frozenset(pos[v] for v in t) for t in self.terms]
+        sets = dict.fromkeys(frozenset(pos[v] for v in t) for t in self.terms)
         for term in extra:
-            s = frozenset(pos[v] for v in term)
-            if s not in sets:
-                sets.append(s)
+            sets.setdefault(frozenset(pos[v] for v in term))
+        sets = list(sets)
         return Formula(
             text=self.text, response=self.response, variables=tuple(variables),
             terms=_sorted_terms(sets, variables), intercept=self.intercept,
@@ -114,8 +133,13 @@ class Formula:
 def _refuse(text: str, why: str):
     raise InvalidParameterError(
         f"formula must be an R formula over variable names with +, -, :, * and ^ (e.g. "
-        f"'~ a + b + a:b' or '~ (a + b + c)^2'); {why}; got {text!r}."
+        f"'~ a + b + a:b' or '~ (a + b + c)^2'); {why}; got {_shown(text)}."
     )
+
+
+def _shown(text: str) -> str:
+    """The formula for a message: its first 200 characters."""
+    return repr(text) if len(text) <= 200 else f"{text[:200]!r}... ({len(text)} characters)"
 
 
 def _tokens(text: str) -> list:
@@ -123,6 +147,8 @@ def _tokens(text: str) -> list:
     pos = 0
     stripped = text.rstrip()
     while pos < len(stripped):
+        if len(out) >= MAX_ELEMENTS:
+            _refuse(text, f"it has more than {MAX_ELEMENTS} names, numbers and operators (the limit)")
         m = _TOKEN.match(stripped, pos)
         if m is None or m.end() == pos:
             _refuse(text, f"cannot read {stripped[pos:pos + 10]!r} (only names, 0, 1 and the operators are allowed)")
@@ -146,7 +172,9 @@ class _Parser:
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
+        self.depth = 0
         self.variables: list = []
+        self._pos: dict = {}
 
     def peek(self):
         return self.toks[self.i]
@@ -162,13 +190,17 @@ class _Parser:
             _refuse(self.text, f"expected {op!r}")
 
     def var(self, name):
-        if name not in self.variables:
+        if name not in self._pos:
+            self._pos[name] = len(self.variables)
             self.variables.append(name)
-        return self.variables.index(name)
+        return self._pos[name]
+
+    def refuse(self, why):
+        _refuse(self.text, why)
 
     # values: ("terms", [frozenset, ...]) or ("int", k) for the numbers 0 / 1
     def sum_(self):
-        terms: list = []
+        terms: dict = {}  # insertion-ordered set
         intercept = None
         sign = "+"
         first = True
@@ -179,18 +211,20 @@ class _Parser:
             kind, val = self.prod()
             if kind == "int":
                 if val not in (0, 1):
-                    _refuse(self.text, f"the number {val} is not a term (only 0 and 1 are)")
+                    shown = val if val < 10 ** 18 else "with more than 18 digits"
+                    _refuse(self.text, f"the number {shown} is not a term (only 0 and 1 are)")
                 intercept = (val == 1) if sign == "+" else (val == 0)
             elif sign == "+":
-                for t in val:
-                    if t not in terms:
-                        terms.append(t)
+                terms.update(dict.fromkeys(val))
+                if len(terms) > MAX_TERMS:
+                    _too_many(self.refuse, "the sum of terms", None)
             else:
-                terms = [t for t in terms if t not in val]
+                drop = set(val)
+                terms = {t: None for t in terms if t not in drop}
             if self.peek() in (("op", "+"), ("op", "-")):
                 sign = self.take()[1]
                 continue
-            return terms, intercept
+            return list(terms), intercept
 
     def prod(self):
         kind, left = self.inter()
@@ -199,7 +233,7 @@ class _Parser:
             kind2, right = self.inter()
             if kind == "int" or kind2 == "int":
                 _refuse(self.text, "0 and 1 cannot be crossed with *")
-            left = _dedupe(left + right + _interact(left, right))
+            left = _cross(left, right, self.refuse, "a product '*'", sides=True)
         return kind, left
 
     def inter(self):
@@ -209,7 +243,7 @@ class _Parser:
             kind2, right = self.power()
             if kind == "int" or kind2 == "int":
                 _refuse(self.text, "0 and 1 cannot take part in an interaction")
-            left = _interact(left, right)
+            left = _cross(left, right, self.refuse, "an interaction ':'")
         return kind, left
 
     def power(self):
@@ -217,15 +251,11 @@ class _Parser:
         if self.peek() == ("op", "^"):
             self.take()
             t = self.take()
-            if t[0] != "num" or not t[1].isdigit() or int(t[1]) < 1:
+            if t[0] != "num" or not t[1].isdigit() or _whole(t[1]) < 1:
                 _refuse(self.text, "^ needs a positive whole number")
             if kind == "int":
                 _refuse(self.text, "0 and 1 cannot be raised to a power")
-            base = val
-            out = base
-            for _ in range(int(t[1]) - 1):
-                out = _dedupe(out + base + _interact(out, base))
-            val = out
+            val = _power(val, _whole(t[1]), self.refuse)
         return kind, val
 
     def atom(self):
@@ -238,11 +268,15 @@ class _Parser:
             return "terms", [frozenset([self.var(t[1])])]
         if t[0] == "num":
             if not t[1].isdigit():
-                _refuse(self.text, f"the number {t[1]} is not a term")
-            return "int", int(t[1])
+                _refuse(self.text, f"the number {t[1][:20]} is not a term")
+            return "int", _whole(t[1])
         if t == ("op", "("):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                _refuse(self.text, f"its parentheses are nested more than {MAX_DEPTH} levels deep (the limit)")
             terms, intercept = self.sum_()
             self.expect(")")
+            self.depth -= 1
             if intercept is not None:
                 if terms:
                     _refuse(self.text, "0 and 1 inside parentheses are not supported")
@@ -251,15 +285,87 @@ class _Parser:
         _refuse(self.text, f"unexpected {t[1] or 'end of formula'!r}")
 
 
-def _interact(left: list, right: list) -> list:
-    return _dedupe([a | b for a in left for b in right])
+def _whole(digits: str) -> int:
+    """A run of digits as an int; more than 18 digits (far past any limit) as 10**18."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 18 else 10 ** 18
 
 
-def _dedupe(terms: list) -> list:
-    out = []
-    for t in terms:
-        if t not in out:
-            out.append(t)
+def _too_many(refuse, what: str, count) -> None:
+    refuse(f"{what} gives {'more than ' if count is None else ''}{MAX_TERMS if count is None else f'{count:,}'} "
+           f"terms; pysdc takes at most {MAX_TERMS} terms, counted before expanding (a model with more cannot "
+           "be fitted on a realistic file): write out the terms you need, or lower the power")
+
+
+def _n_vars(terms: list) -> int:
+    return len(frozenset().union(*terms)) if terms else 0
+
+
+def _cross(left: list, right: list, refuse, what: str, sides: bool = False) -> list:
+    """R's crossing of two term lists: every union ``a | b`` (``a:b``), after ``left`` and ``right``
+    themselves when ``sides`` (``a*b``); repeated terms dropped, first appearance kept.
+
+    The number of terms is bounded before expanding (the pairs, the sides, and the ``2**v - 1`` sets of
+    the ``v`` variables involved); past :data:`MAX_TERMS` the expansion stops as soon as the count passes
+    the limit, and a product of more than a million pairs is refused without expanding.
+    """
+    pairs = len(left) * len(right)
+    bound = pairs + (len(left) + len(right) if sides else 0)
+    nv = _n_vars(left + right)
+    if nv < 64:
+        bound = min(bound, 2 ** nv - 1)
+    if bound > MAX_TERMS and pairs > _MAX_PAIRS:
+        _too_many(refuse, f"{what} of {len(left)} by {len(right)} terms", None)
+    out = dict.fromkeys(left) if sides else {}
+    if sides:
+        out.update(dict.fromkeys(right))
+    if bound <= MAX_TERMS:
+        for a in left:
+            for b in right:
+                out[a | b] = None
+        return list(out)
+    for a in left:
+        for b in right:
+            out[a | b] = None
+        if len(out) > MAX_TERMS:
+            _too_many(refuse, what, None)
+    return list(out)
+
+
+def _power_count(m: int, k: int) -> int:
+    """How many unions of 1 to ``k`` of ``m`` disjoint terms there are (stops counting past MAX_TERMS)."""
+    from math import comb
+
+    total = 0
+    for j in range(1, min(k, m) + 1):
+        total += comb(m, j)
+        if total > MAX_TERMS:
+            break
+    return total
+
+
+def _power(base: list, k: int, refuse) -> list:
+    """R's ``(terms)^k``: every union of up to ``k`` terms of ``base``, bounded by :data:`MAX_TERMS` before
+    expanding (exactly when the terms share no variable, as in ``(a + b + c)^2``)."""
+    shown = f"the power ^{k if k < 10 ** 18 else 'N'}"
+    k = min(k, len(base))  # unions of more than len(base) terms add nothing
+    if k <= 1:
+        return list(base)
+    disjoint = sum(len(t) for t in base) == _n_vars(base)
+    if disjoint:
+        count = _power_count(len(base), k)
+        if count > MAX_TERMS:
+            from math import comb
+
+            m = len(base)
+            exact = 2 ** m - 1 if k == m else sum(comb(m, j) for j in range(1, k + 1)) if m <= 200 else None
+            _too_many(refuse, f"{shown} of {m} terms", exact)
+    out = list(base)
+    for _ in range(k - 1):
+        nxt = _cross(out, base, refuse, shown, sides=True)
+        if len(nxt) == len(out):
+            break
+        out = nxt
     return out
 
 
@@ -412,12 +518,15 @@ def model_matrix(formula: Formula, data: dict) -> tuple[np.ndarray, list, list]:
     sets = [frozenset(t) for t in formula.terms]
     # R's TermCode: 1 = contrasts, 2 = indicators
     codes = []
+    earlier: set = set()
     for i, t in enumerate(formula.terms):
         c = {}
         for v in t:
             rest = sets[i] - {v}
-            c[v] = 1 if (not rest or any(rest <= sets[s] for s in range(i))) else 2
+            # an earlier term equal to rest settles it at once (the usual, hierarchical case)
+            c[v] = 1 if (not rest or rest in earlier or any(rest <= sets[s] for s in range(i))) else 2
         codes.append(c)
+        earlier.add(sets[i])
     if not formula.intercept:
         done = False
         for i, t in enumerate(formula.terms):

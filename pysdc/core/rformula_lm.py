@@ -9,6 +9,11 @@ ordering, contrasts and column names are those of :func:`pysdc.core.formula.mode
 module calls with the deparsed names). The model frame follows ``lm``/``glm``: evaluate every variable,
 drop records with a missing (NA or NaN) value in any of them or in the weights (``na.omit``), then drop
 unused factor levels (``drop.unused.levels = TRUE``).
+
+The limits of :mod:`pysdc.core.formula` apply: nesting (parentheses, calls, signs, powers) deeper than
+:data:`~pysdc.core.formula.MAX_DEPTH` levels, more than :data:`~pysdc.core.formula.MAX_ELEMENTS` names,
+numbers and operators, and more than :data:`~pysdc.core.formula.MAX_TERMS` terms — counted before a
+product or a power is expanded — are refused with :class:`~pysdc.InvalidParameterError` saying so.
 """
 
 from __future__ import annotations
@@ -38,11 +43,13 @@ _SYNTAX = re.compile(r"^[A-Za-z.][A-Za-z0-9._]*$")
 
 
 def _refuse(text, why):
-    raise InvalidParameterError(f"formula {text!r}: {why}")
+    raise InvalidParameterError(f"formula {_f._shown(text)}: {why}")
 
 
 def deparse_number(v: float) -> str:
     """A number as R's ``deparse`` writes it (15 significant digits, fixed unless scientific is shorter)."""
+    if not np.isfinite(v):
+        return "NaN" if np.isnan(v) else "Inf" if v > 0 else "-Inf"
     if v == int(v) and abs(v) < 1e15:
         fixed = str(int(v))
     else:
@@ -62,6 +69,8 @@ def _tokens(text):
     while pos < len(text):
         if text[pos:].strip() == "":
             break
+        if len(out) >= _f.MAX_ELEMENTS:
+            _refuse(text, f"it has more than {_f.MAX_ELEMENTS} names, numbers and operators (the limit).")
         m = _TOK.match(text, pos)
         if not m:
             _refuse(text, f"cannot read it at {text[pos:pos + 10]!r} (supported: names, numbers, + - * / : ^ ( ) , "
@@ -83,6 +92,16 @@ class _P:
         self.text = text
         self.t = _tokens(text)
         self.i = 0
+        self.depth = 0
+
+    def enter(self):
+        self.depth += 1
+        if self.depth > _f.MAX_DEPTH:
+            _refuse(self.text, f"it is nested more than {_f.MAX_DEPTH} levels deep (parentheses, calls, signs and "
+                               "powers; the limit).")
+
+    def leave(self):
+        self.depth -= 1
 
     def peek(self):
         return self.t[self.i]
@@ -124,19 +143,22 @@ class _P:
         return left
 
     def unary(self):
-        if self.peek()[1] == "-":
-            self.take()
-            return ("neg", self.unary())
-        if self.peek()[1] == "+":
-            self.take()
-            return self.unary()
+        if self.peek()[1] in ("-", "+"):
+            sign = self.take()[1]
+            self.enter()
+            inner = self.unary()
+            self.leave()
+            return ("neg", inner) if sign == "-" else inner
         return self.power()
 
     def power(self):
         base = self.atom()
         if self.peek()[1] == "^":
             self.take()
-            return ("bin", "^", base, self.unary())  # right-associative, binds tighter than unary minus on the left
+            self.enter()
+            node = ("bin", "^", base, self.unary())  # right-associative, binds tighter than unary minus on the left
+            self.leave()
+            return node
         return base
 
     def atom(self):
@@ -148,21 +170,44 @@ class _P:
                 if val not in _FUNS:
                     _refuse(self.text, f"function {val}() is not supported (supported: {', '.join(_FUNS)}).")
                 self.take("(")
+                self.enter()
                 arg = self.expr(0)
                 if self.peek()[1] == ",":
                     _refuse(self.text, f"{val}() takes one argument here.")
                 self.take(")")
+                self.leave()
                 return ("call", val, arg)
             return ("name", val)
         if val == "(":
+            self.enter()
             e = self.expr(0)
             self.take(")")
+            self.leave()
             return ("par", e)
         _refuse(self.text, f"unexpected {val or 'end of formula'!r}.")
 
 
+def _spine(e):
+    """A chain of binary nodes down the left side, without recursion: ``(first, [(node, op, right), ...])``
+    in evaluation order, so that folding ``op`` over it gives the node's value (a long ``a + b + c + ...``
+    nests to the left as deep as it has terms)."""
+    rest = []
+    while e[0] == "bin":
+        rest.append((e, e[1], e[3]))
+        e = e[2]
+    rest.reverse()
+    return e, rest
+
+
 def _dep(e) -> str:
     k = e[0]
+    if k == "bin":
+        first, rest = _spine(e)
+        out = [_dep(first)]
+        for _node, op, right in rest:
+            out.append(op if op in ("^", ":", "/") else f" {op} ")
+            out.append(_dep(right))
+        return "".join(out)
     if k == "num":
         return deparse_number(e[1])
     if k == "name":
@@ -171,12 +216,7 @@ def _dep(e) -> str:
         return f"{e[1]}({_dep(e[2])})"
     if k == "neg":
         return f"-{_dep(e[1])}"
-    if k == "par":
-        return f"({_dep(e[1])})"
-    op = e[1]
-    if op in ("^", ":", "/"):
-        return f"{_dep(e[2])}{op}{_dep(e[3])}"
-    return f"{_dep(e[2])} {op} {_dep(e[3])}"
+    return f"({_dep(e[1])})"  # par
 
 
 @dataclass(frozen=True)
@@ -204,7 +244,11 @@ class RegressionFormula:
 
 
 def _terms(e, text, variables):
-    """Formula-operator expansion of the right-hand side: returns (list of frozensets, intercept flag or None)."""
+    """Formula-operator expansion of the right-hand side: returns (list of frozensets, intercept flag or None).
+
+    Bounded like :mod:`pysdc.core.formula`: products and powers are counted before they are expanded and
+    refused past :data:`~pysdc.core.formula.MAX_TERMS` terms.
+    """
     k = e[0]
     if k == "num":
         if e[1] in (0.0, 1.0):
@@ -220,54 +264,47 @@ def _terms(e, text, variables):
         if e[1][0] == "num" and e[1][1] in (0.0, 1.0):
             return [], e[1][1] == 0.0  # -1: no intercept; -0: intercept
         _refuse(text, "a '-' before a term is only supported as '-1' (no intercept).")
-    op = e[1]
-    if op in ("+", "-"):
-        lt, li = _terms(e[2], text, variables)
-        rt, ri = _terms(e[3], text, variables)
-        if op == "+":
-            out = lt + [t for t in rt if t not in lt]
-            return out, (ri if ri is not None else li)
-        out = [t for t in lt if t not in rt]
-        if ri is True:
-            return out, False
-        if ri is False:
-            return out, True
-        return out, li
-    if op in (":", "*"):
-        lt, _ = _terms(e[2], text, variables)
-        rt, _ = _terms(e[3], text, variables)
-        prod = []
-        for a in lt:
-            for b in rt:
-                if a | b not in prod:
-                    prod.append(a | b)
-        if op == ":":
-            return prod, None
-        out = list(lt)
-        for t in rt + prod:
-            if t not in out:
-                out.append(t)
-        return out, None
-    if op == "^":
-        if e[3][0] != "num" or e[3][1] != int(e[3][1]) or e[3][1] < 1:
-            _refuse(text, "the power of a term must be a positive integer (use I(x^2) for a squared variable).")
-        base, _ = _terms(e[2], text, variables)
-        out = list(base)
-        for _ in range(int(e[3][1]) - 1):
-            nxt = list(out)
-            for a in out:
-                for b in base:
-                    if a | b not in nxt:
-                        nxt.append(a | b)
-            out = nxt
-        return out, None
-    _refuse(text, f"operator {op!r} cannot be used between terms; wrap arithmetic in I(...), e.g. I(a {op} b).")
+    first, rest = _spine(e)  # a long sum nests to the left: fold it instead of recursing
+    acc, ic = _terms(first, text, variables)
+    acc = dict.fromkeys(acc)  # an insertion-ordered set
+
+    def refuse(why):
+        _refuse(text, why + ".")
+
+    for _node, op, right in rest:
+        if op in ("+", "-"):
+            rt, ri = _terms(right, text, variables)
+            if op == "+":
+                acc.update(dict.fromkeys(rt))
+                if len(acc) > _f.MAX_TERMS:
+                    _f._too_many(refuse, "the sum of terms", None)
+                ic = ri if ri is not None else ic
+            else:
+                drop = set(rt)
+                acc = {t: None for t in acc if t not in drop}
+                ic = False if ri is True else True if ri is False else ic
+        elif op in (":", "*"):
+            rt, _ = _terms(right, text, variables)
+            acc = dict.fromkeys(_f._cross(list(acc), rt, refuse, "an interaction ':'" if op == ":" else
+                                          "a product '*'", sides=op == "*"))
+            ic = None
+        elif op == "^":
+            p = right[1] if right[0] == "num" else None
+            if p is None or not np.isfinite(p) or p != int(p) or p < 1:
+                _refuse(text, "the power of a term must be a positive integer (use I(x^2) for a squared variable).")
+            acc = dict.fromkeys(_f._power(list(acc), int(min(p, 1e18)), refuse))
+            ic = None
+        else:
+            _refuse(text, f"operator {op!r} cannot be used between terms; wrap arithmetic in I(...), e.g. "
+                          f"I(a {op} b).")
+    return list(acc), ic
 
 
 def parse_regression_formula(text: str) -> RegressionFormula:
     """Parse ``response ~ terms`` in R's syntax (see the module docstring for the supported subset)."""
     if not isinstance(text, str) or "~" not in text:
-        raise InvalidParameterError(f"formula must be a text 'response ~ terms' in R's syntax; got {text!r}.")
+        got = _f._shown(text) if isinstance(text, str) else type(text).__name__
+        raise InvalidParameterError(f"formula must be a text 'response ~ terms' in R's syntax; got {got}.")
     lhs, rhs = _P(text).formula()
     if lhs is None:
         _refuse(text, "a regression needs a response on the left of '~'.")
@@ -280,7 +317,8 @@ def parse_regression_formula(text: str) -> RegressionFormula:
     order = list(variables)
     terms = [t for t in terms if rlab not in t] if any(rlab in t for t in terms) else terms
     sorted_terms = sorted(terms, key=len)  # stable: R keeps the order of appearance within an order
-    tt = tuple(tuple(v for v in order if v in t) for t in sorted_terms)
+    pos = {v: i for i, v in enumerate(order)}
+    tt = tuple(tuple(sorted(t, key=pos.__getitem__)) for t in sorted_terms)
     rhs_vars = tuple(v for v in order if v != rlab)
     return RegressionFormula(text, lhs, rlab, variables, _f.Formula(text, rlab, rhs_vars, tt, intercept))
 
@@ -322,9 +360,14 @@ def _eval(e, data: pd.DataFrame, text: str, warn: list):
         return out
     if k == "neg":
         return -_num(_eval(e[1], data, text, warn), e, text)
-    op = e[1]
-    a = _num(_eval(e[2], data, text, warn), e, text)
-    b = _num(_eval(e[3], data, text, warn), e, text)
+    first, rest = _spine(e)  # a long I(a + b + c + ...) nests to the left: fold it instead of recursing
+    acc = _eval(first, data, text, warn)
+    for node, op, right in rest:
+        acc = _binary(op, _num(acc, node, text), _num(_eval(right, data, text, warn), node, text), text)
+    return acc
+
+
+def _binary(op, a, b, text):
     with np.errstate(all="ignore"):
         if op in (">", ">=", "<", "<=", "==", "!="):
             res = {">": np.greater, ">=": np.greater_equal, "<": np.less, "<=": np.less_equal,

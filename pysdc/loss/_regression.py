@@ -182,7 +182,10 @@ def compare_regression(
     formula : str
         R formula text, e.g. ``"log(income) ~ age_group + sex + education"``. Supported: column names,
         ``+ - * : ^``, ``-1``/``+0``, and the calls ``log``, ``log2``, ``log10``, ``log1p``, ``exp``,
-        ``sqrt``, ``abs``, ``I(...)`` with arithmetic and comparisons inside.
+        ``sqrt``, ``abs``, ``I(...)`` with arithmetic and comparisons inside. At most
+        :data:`pysdc.core.formula.MAX_TERMS` (5000) terms, counted before ``*``, ``:`` and ``^`` are
+        expanded (``(a + ... + z)^26``, 67,108,863 terms, is refused at once), and nesting at most
+        :data:`pysdc.core.formula.MAX_DEPTH` (50) levels deep.
     w : str, optional
         Weight column (``lm``/``glm``'s ``weights``); taken from each frame, or from ``x`` when ``xm``
         lacks it and has as many records.

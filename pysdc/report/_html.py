@@ -279,8 +279,13 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
         A model formula in R syntax (e.g. ``"log(income) ~ age_group + sex"``) compared before/after
         with :func:`pysdc.compare_regression` (weighted with the problem's weight); needs ``masked``.
     regression_where : str, optional
-        A condition on the records the regression uses, applied to each file (pandas ``eval`` syntax,
-        e.g. ``"income > 0"`` for a log-income model, as the practice guide does).
+        A condition on the records the regression uses, applied to each file (e.g. ``"income > 0"`` for
+        a log-income model, as the practice guide does). Read by pysdc's own parser, never evaluated by
+        Python: column names (backquoted when they hold spaces), numbers, 'strings', ``+ - * /``,
+        comparisons, ``in``/``%in%``/``isin()``, ``isna()``/``notna()``, ``& | ~``/``and or not``/``! && ||``
+        and parentheses (:mod:`pysdc.core.condition`); a comparison with a missing value is False.
+        Anything else (``@``, attribute access, other calls, dunder names) raises
+        :class:`~pysdc.core.condition.RefusedConditionError` before anything is computed.
     estimates : str, callable or list, optional
         Estimators for :func:`pysdc.compare_estimates` (e.g. ``["mean(income)", "gini(income)"]``);
         default: the weighted mean of each numeric variable.
@@ -311,6 +316,15 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
             raise InvalidParameterError(f"problem must be an SdcProblem; got {type(problem).__name__}.")
         problem = as_problem(problem)
     x = problem.data
+    if regression_where is not None:  # what the condition language refuses stops the report before any work
+        from ..core.condition import RefusedConditionError, parse_condition
+
+        try:
+            parse_condition(regression_where, columns=x.columns, name="regression_where")
+        except RefusedConditionError:
+            raise
+        except PysdcError:
+            pass  # a syntax error is reported in the estimates section, like a formula that cannot be fitted
     keys, nums = problem.key_vars, problem.num_vars
     xm = None if masked is None else problem._masked(masked)
     figs = _Figures(plots)
@@ -710,19 +724,26 @@ def _plots(x, xm, keys, nums, figs: _Figures) -> str:
 
 
 def _where(frame: pd.DataFrame, where: str | None, name: str) -> pd.DataFrame:
+    """The records of ``frame`` that satisfy ``regression_where``.
+
+    The condition is read and evaluated by pysdc's own parser (:mod:`pysdc.core.condition`), never by
+    Python or ``DataFrame.eval``: what it refuses (``@``, attribute access, other calls, dunder names,
+    the size limits) raises :class:`~pysdc.core.condition.RefusedConditionError` as it is; a condition
+    that cannot be evaluated on this file (a syntax error, an unknown column, a type mismatch) raises
+    :class:`~pysdc.InvalidParameterError` saying so.
+    """
     if not where:
         return frame
+    from .._errors import InvalidParameterError
+    from ..core.condition import RefusedConditionError, parse_condition
+
     try:
-        mask = frame.eval(where)
-    except Exception as exc:  # pandas' own parser errors: report them as pysdc's
-        from .._errors import InvalidParameterError
-
-        raise InvalidParameterError(f"regression_where {where!r} cannot be evaluated on {name}: {exc}") from None
-    if not (isinstance(mask, pd.Series) and pd.api.types.is_bool_dtype(mask)):
-        from .._errors import InvalidParameterError
-
-        raise InvalidParameterError(f"regression_where {where!r} must be a condition (true/false per record).")
-    return frame[mask.fillna(False).to_numpy(dtype=bool)]
+        mask = parse_condition(where, columns=frame.columns, name="regression_where").evaluate(frame)
+    except RefusedConditionError:
+        raise
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(f"{str(exc).rstrip('.')} - so it cannot be evaluated on {name}.") from None
+    return frame[mask]
 
 
 def _estimates(x, xm, problem, nums, estimates, regression, regression_where, random_state, figs, caught,
