@@ -227,6 +227,20 @@ def _move_into_place(tmp: Path, target: Path) -> None:
         os.replace(tmp, target)
 
 
+@contextlib.contextmanager
+def _signals_deferred():
+    """SIGINT and SIGTERM wait (blocked, then delivered) while the renames run."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield
+        return
+    old = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, old)
+
+
 def _disk_full(exc: BaseException) -> bool:
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
         return True
@@ -254,8 +268,9 @@ def atomic_output(*targets, make_parents: bool = False):
             if not os.path.lexists(tmp):
                 raise FileNotFoundError(errno.ENOENT, f"the writer wrote nothing for {os.fspath(p)!r}", os.fspath(p))
             _sync(tmp)
-        for tmp, p in zip(temps, paths):
-            _move_into_place(tmp, p)
+        with _signals_deferred():  # several targets (a table and its sidecar): all renamed, or none
+            for tmp, p in zip(temps, paths):
+                _move_into_place(tmp, p)
         for d in {p.parent for p in paths}:
             _fsync_dir(d)
     except BaseException as exc:
