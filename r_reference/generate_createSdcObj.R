@@ -61,8 +61,10 @@ ref_generate("createSdcObj", "generate_createSdcObj.R", function(case) {
                              median(as.numeric(l[, paste0(v, "_Distinct_Ldiversity")]))))
   }
   if (!is.null(a$modRisk)) {
-    m <- modRisk(sdc, method = "IPF", formulaM = as.formula(a$modRisk))@risk$model
-    out$modRisk_IPF <- list(formula = a$modRisk, gr1 = m$gr1, gr2 = m$gr2, n_cells = length(m$inclProb))
+    bound <- ref_arg(a, "modRisk_bound", Inf)
+    m <- modRisk(sdc, method = "IPF", formulaM = as.formula(a$modRisk), bound = bound)@risk$model
+    out$modRisk_IPF <- list(formula = a$modRisk, bound = bound, gr1 = m$gr1, gr2 = m$gr2,
+                            n_cells = length(m$inclProb))
   }
   out
 })

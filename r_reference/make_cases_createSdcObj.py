@@ -69,8 +69,30 @@ def write_text_input() -> str:
     return path.name
 
 
+def write_double_input() -> str:
+    """A double key whose R labels (15 digits, scientific where shorter) sort unlike its values, one that does
+    not survive the label round trip (0.1 + 0.2), an integer key past 9, a text key: modRisk IPF's merge."""
+    rng = np.random.default_rng(SEED + 4)
+    n = 600
+    cols = {
+        "g": [str(v) for v in rng.choice(["a", "b", "c"], n)],
+        "d": [float(v) for v in rng.choice([0.5, 1, 2.5, 10, 1e5, 123456, 2e-5, -3, 0.1 + 0.2, 1 / 3, 12, 3], n)],
+        "i": [int(v) for v in rng.integers(0, 25, n)],
+        "w": [float(v) for v in np.round(rng.uniform(1, 30, n), 3)],
+        "hid": list(range(1, n + 1)),
+    }
+    names = list(cols)
+    lines = [",".join(f'"{c}"' for c in names)]
+    lines += [",".join(_csv_field(cols[c][i]) for c in names) for i in range(n)]
+    path = INPUTS / "sdcobj_double.csv.gz"
+    with gzip.GzipFile(path, "wb", mtime=0) as f:
+        f.write(("\n".join(lines) + "\n").encode("utf-8"))
+    return path.name
+
+
 def cases() -> list[dict]:
     text = write_text_input()
+    dbl = write_double_input()
     eus = {"keyVars": EUSILC_KEYS, "weightVar": "rb050", "hhId": "db030"}
     out = [
         {"id": "createSdcObj:eusilc:5keys:w:hh:py010n", "inputs": {"csv": "eusilc.csv.gz"},
@@ -91,6 +113,10 @@ def cases() -> list[dict]:
          "args": {"keyVars": TEXT_KEYS, "weightVar": "w", "hhId": "hid", "sensibleVar": ["s_text", "s_num"],
                   "collation": "C", "modRisk": "~ k1 + k2 + k3 + k4"},
          "tags": ["finding-2", "finding-5", "rows-full"]},
+        {"id": "createSdcObj:sdcobj_double:modRisk", "inputs": {"csv": dbl},
+         "args": {"keyVars": ["g", "d", "i"], "weightVar": "w", "hhId": "hid", "modRisk": "~ g + d + i",
+                  "modRisk_bound": 3},
+         "tags": ["finding-7", "rows-full"]},
     ]
     return out
 

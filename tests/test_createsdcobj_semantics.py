@@ -200,12 +200,12 @@ def test_mod_risk_ipf_is_sdcmicros_merge(cid):
     p = _problem(case)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        r = pysdc.mod_risk(p, ref["formula"], method="IPF")
+        r = pysdc.mod_risk(p, ref["formula"], method="IPF", bound=_num(ref["bound"]))
     _close(r.gr1, ref["gr1"], what="gr1")
     _close(r.gr2, ref["gr2"], what="gr2")
     assert len(r.incl_prob) == ref["n_cells"]
     dropped = any("binary search misses" in str(w.message) for w in caught)
-    full = pysdc.mod_risk(p, ref["formula"], method="IPF", ipf_join="all")
+    full = pysdc.mod_risk(p, ref["formula"], method="IPF", ipf_join="all", bound=_num(ref["bound"]))
     assert dropped == (len(full.incl_prob) != ref["n_cells"])
 
 
