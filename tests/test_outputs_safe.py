@@ -499,3 +499,26 @@ def test_replacing_a_file_keeps_its_permissions(files, capsys, tmp_path):
     assert code == 0, err
     assert out.read_bytes() != OLD
     assert out.stat().st_mode & 0o777 == 0o600
+
+
+def test_two_runs_writing_the_same_output(tmp_path):
+    """Two `pysdc risk --engine duckdb --output SAME` at once wrote into one file (raw DuckDB/Arrow errors or
+    a mixed file); now both succeed and the file is one run's complete table: its row count is one input's,
+    its fk that input's key-combination sizes (counted here by pandas)."""
+    rng = np.random.default_rng(11)
+    frames = {}
+    for name, n in (("x", 1_200_000), ("y", 1_100_000)):
+        df = pd.DataFrame({"a": rng.integers(0, 300, n), "b": rng.integers(0, 40, n)})
+        df.to_parquet(tmp_path / f"{name}.parquet", index=False)
+        frames[n] = df
+    out = tmp_path / "same.parquet"
+    procs = [subprocess.Popen([sys.executable, "-m", "pysdc", "risk", str(tmp_path / f"{name}.parquet"), "--keys",
+                               "a,b", "--engine", "duckdb", "--output", str(out)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for name in ("x", "y")]
+    results = [(p.wait(120), p.stderr.read().decode()) for p in procs]
+    assert all(code == 0 for code, _ in results), results
+    back = pd.read_parquet(out).sort_values("position")
+    assert len(back) in frames
+    df = frames[len(back)]
+    np.testing.assert_array_equal(back["fk"].to_numpy(), df.groupby(["a", "b"])["a"].transform("size").to_numpy())
+    assert sorted(os.listdir(tmp_path)) == ["same.parquet", "x.parquet", "y.parquet"]
