@@ -362,20 +362,26 @@ def _r_var_pairwise(Z: np.ndarray) -> np.ndarray:
     n, p = Z.shape
     ok = ~np.isnan(Z)
     out = np.empty((p, p))
-    Zl = np.where(ok, Z, 0.0).astype(ld)
-    for i in range(p):  # one column against all earlier ones (p iterations, vectorised over records)
-        both = ok[:, [i]] & ok[:, : i + 1]
-        nobs = both.sum(axis=0)
-        xx = np.where(both, Zl[:, [i]], ld(0))
-        yy = np.where(both, Zl[:, : i + 1], ld(0))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            xmean = _ldsum_cols(np.asfortranarray(xx)) / nobs.astype(ld)
-            ymean = _ldsum_cols(np.asfortranarray(yy)) / nobs.astype(ld)
-            prod = np.where(both, (xx - xmean) * (yy - ymean), ld(0))
-            cov = (_ldsum_cols(np.asfortranarray(prod)) / (nobs - 1).astype(ld)).astype(np.float64)
-        cov[nobs < 2] = np.nan
-        out[i, : i + 1] = cov
-        out[: i + 1, i] = cov
+    block = max(1, (1 << 21) // max(n, 1))  # columns per step: bounded long double temporaries
+    for i in range(p):  # column i against columns 0..i (p steps, vectorised over records)
+        xi = Z[:, i]
+        for j0 in range(0, i + 1, block):
+            j1 = min(i + 1, j0 + block)
+            both = ok[:, [i]] & ok[:, j0:j1]
+            nobs = both.sum(axis=0)
+            xx = np.where(both, xi[:, None], 0.0).astype(ld)
+            yy = np.where(both, Z[:, j0:j1], 0.0).astype(ld)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                xmean = _ldsum_cols(xx) / nobs.astype(ld)
+                ymean = _ldsum_cols(yy) / nobs.astype(ld)
+                xx -= xmean
+                yy -= ymean
+                xx *= yy
+                xx[~both] = 0
+                cov = (_ldsum_cols(xx) / (nobs - 1).astype(ld)).astype(np.float64)
+            cov[nobs < 2] = np.nan
+            out[i, j0:j1] = cov
+            out[j0:j1, i] = cov
     return out
 
 
