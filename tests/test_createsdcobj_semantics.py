@@ -330,3 +330,49 @@ def test_live_dis_suda_and_mod_risk_ipf_on_the_object(bridge, cid):
     got = _quiet(pysdc.mod_risk, p, formula, method="IPF")
     np.testing.assert_allclose([got.gr1, got.gr2], [float(m["gr1"]), float(m["gr2"])], rtol=RTOL, atol=0)
     assert len(got.incl_prob) == len(np.atleast_1d(m["inclProb"]))
+
+
+def _datatable_missing():
+    if shutil.which("Rscript") is None:
+        return "Rscript not found"
+    r = subprocess.run(["Rscript", "-e", "library(data.table)"], capture_output=True)
+    return None if r.returncode == 0 else "R package data.table (an sdcMicro dependency) not installed"
+
+
+@pytest.mark.skipif(_datatable_missing() is not None, reason=str(_datatable_missing()))
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_bmerge_is_data_tables_join_on_a_key_sorted_as_text(tmp_path, seed):
+    """pysdc's emulation of the join inside sdcMicro's IPF branch against data.table itself: a table keyed
+    on integer labels sorted as text, converted back to integers, merged with a grid sorted by value."""
+    from pysdc.risk._model import _bmerge
+
+    rng = np.random.default_rng(seed)
+    dims = [int(rng.integers(2, 5)), int(rng.integers(8, 30)), int(rng.integers(5, 15))]
+    labels = [sorted(str(v) for v in rng.choice(np.arange(-3, 120), d, replace=False)) for d in dims]
+    grid = pd.MultiIndex.from_product(labels).to_frame(index=False)
+    grid.columns = ["a", "b", "c"]
+    grid["id"] = np.arange(len(grid))
+    cells = grid[["a", "b", "c"]].astype(int).sample(frac=0.7, random_state=seed)
+    cells = pd.concat([cells, pd.DataFrame({"a": [999], "b": [0], "c": [1]})])  # one cell the table lacks
+    grid.to_csv(tmp_path / "lam.csv", index=False)
+    cells.to_csv(tmp_path / "cells.csv", index=False)
+    code = (f'suppressPackageStartupMessages(library(data.table)); '
+            f'l <- fread("{tmp_path / "lam.csv"}", colClasses = c("character", "character", "character", "integer")); '
+            'l <- data.table(l, key = c("a", "b", "c")); '
+            'for (v in c("a", "b", "c")) l[[v]] <- as.integer(l[[v]]); '
+            f'x <- data.table(fread("{tmp_path / "cells.csv"}"), key = c("a", "b", "c")); '
+            f'm <- merge(x, l, all.x = TRUE); fwrite(m, "{tmp_path / "m.csv"}")')
+    proc = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    r = pd.read_csv(tmp_path / "m.csv")  # sorted by a, b, c (as values)
+    # pysdc: lambda's rows in text order (its key), values as integers; cells sorted by value
+    space = sorted(set(grid[["a", "b", "c"]].astype(int).to_numpy().ravel()) | set(cells.to_numpy().ravel()))
+    rank = {v: i for i, v in enumerate(space)}
+    xvals = [grid[c].astype(int).map(rank).to_numpy(dtype=np.int64) for c in ("a", "b", "c")]
+    srt = cells.sort_values(["a", "b", "c"])
+    ivals = [srt[c].map(rank).to_numpy(dtype=np.int64) for c in ("a", "b", "c")]
+    m = _bmerge(ivals, xvals)
+    mine = np.where(m >= 0, grid["id"].to_numpy()[np.maximum(m, 0)], -1)
+    theirs = r["id"].fillna(-1).to_numpy(dtype=np.int64)
+    assert (mine == theirs).all()
+    assert (theirs < 0).sum() > 1  # the text order makes data.table miss cells (not only the absent one)

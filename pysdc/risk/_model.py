@@ -689,6 +689,8 @@ def _bmerge(ivals: list, xvals: list) -> np.ndarray:
     ncol = len(ivals)
     ni, nx = ivals[0].size, xvals[0].size
     match = np.full(ni, -1, dtype=np.int64)
+    if ni == 0 or nx == 0:
+        return match
     t = np.array([[-1, nx, -1, ni, 0]], dtype=np.int64)  # xlow, xupp, ilow, iupp, col
     while t.size:
         nxt = []
