@@ -191,6 +191,15 @@ def test_text_columns_and_schema_on_duckdb(tmp_path):
     assert pysdc.scan(plain).relation().df()["id"].tolist() == [7, 8]
 
 
+def test_duckdb_reads_crlf_quoted_line_breaks_bom_and_short_records_as_pandas(tmp_path):
+    cases = {"crlf.csv": b'a,b\r\n1,x\r\n2,y\r\n01,"q\r\nz"\r\n', "bom.csv": b"\xef\xbb\xbfa,b\n1,x\n",
+             "short.csv": b'a,b,c\n1,2,3\n8,"9\n9"\n4,5,6\n'}
+    for name, raw in cases.items():
+        p = tmp_path / name
+        p.write_bytes(raw)
+        _same_frame(read_table(p), pysdc.scan(p).relation().df())
+
+
 # ----------------------------------------------------------------------------- malformed CSV
 
 RAGGED = "a,b,c\n1,2,3\n4,5,6,7\n8,9,10\n"
@@ -286,11 +295,22 @@ def test_spark_reads_the_same_frame_and_numbers(files, spark, pandas_numbers, la
     _same_numbers(pandas_numbers, _risk(files / layout, "spark"))
 
 
-def test_spark_refuses_ragged_records(tmp_path, spark):
-    p = tmp_path / "r.csv"
-    p.write_text(RAGGED)
-    with pytest.raises(pysdc.InvalidParameterError, match="fields"):
-        pysdc.scan(p, engine="spark", spark=spark).columns
+def test_spark_refuses_ragged_records_and_nul_bytes_and_pads_short_ones(tmp_path, spark):
+    for i, text in enumerate((RAGGED, "a,b,c\n1,2,3\n4,5,,,8\n", 'a,b\n"x,y",2\n3,4,\n')):
+        p = tmp_path / f"r{i}.csv"
+        p.write_text(text)
+        with pytest.raises(pysdc.InvalidParameterError, match="fields"):
+            pysdc.scan(p, engine="spark", spark=spark).columns
+    q = tmp_path / "n.csv"
+    q.write_bytes(b"a,b\n1\x002,x\n3,y\n1,z\n")
+    with pytest.raises(pysdc.InvalidParameterError, match="NUL"):
+        pysdc.scan(q, engine="spark", spark=spark).columns
+    short = tmp_path / "s.csv"
+    short.write_text('a,b,c\n1,2,3\n"4,x",5\n6,,\n')
+    got = pysdc.scan(short, engine="spark", spark=spark).relation().toPandas()
+    ref = read_table(short)
+    assert got["a"].tolist() == ref["a"].tolist() == ["1", "4,x", "6"]
+    assert got["c"].isna().tolist() == ref["c"].isna().tolist() == [False, True, True]
 
 
 # ----------------------------------------------------------------------------- Stata / SPSS missing-value labels

@@ -178,6 +178,10 @@ def _classes(row: dict, header: list, cols: list) -> dict:
         elif row[f"i{i}"] == 1:
             big = row[f"m{i}"]
             out[name] = "numeric" if big is not None and big > _INT32_MAX else "integer"
+            if big is not None and big > 2**53:  # as the pandas path warns
+                from .._io import _warn_big_integers
+
+                _warn_big_integers(None, f"column {name!r}")
         elif row[f"f{i}"] == 1:
             out[name] = "numeric"
         else:
@@ -297,21 +301,49 @@ def duckdb_csv(con, files: list, opts: dict):
     sql = _Sql("duckdb")
     listed = "[" + ", ".join(sql.lit(os.fspath(f)) for f in files) + "]"
     columns = "{" + ", ".join(f"{sql.lit(n)}: 'VARCHAR'" for n in opts["header"]) + "}"
-    nulls = "[" + ", ".join(sql.lit(v) for v in opts["na_values"]) + "]"
-    src = (f"read_csv({listed}, header = true, auto_detect = false, columns = {columns}, delim = {sql.lit(opts['sep'])}, "
-           f"quote = '\"', escape = '\"', encoding = {sql.lit(enc)}, nullstr = {nulls}, allow_quoted_nulls = true, "
-           "null_padding = true, strict_mode = true)")
+    nulls = "[" + ", ".join(sql.lit(v) for v in opts["na_values"] or ["\x01pysdc-no-null\x01"]) + "]"
+
+    def source(parallel: bool) -> str:
+        # short records are padded with missing values (as by pandas); DuckDB's parallel scanner cannot
+        # pad files with quoted line breaks, which are then read by one thread
+        return (f"read_csv({listed}, header = true, auto_detect = false, columns = {columns}, "
+                f"delim = {sql.lit(opts['sep'])}, quote = '\"', escape = '\"', encoding = {sql.lit(enc)}, "
+                f"nullstr = {nulls}, allow_quoted_nulls = true, null_padding = true, strict_mode = true"
+                + ("" if parallel else ", parallel = false") + ")")
+
     what = _what(files)
+    src = source(True)
 
     def fetch(query: str) -> dict:
+        nonlocal src
         try:
-            rel = con.sql(query)
-            return dict(zip(rel.columns, rel.fetchall()[0]))
+            try:
+                return _row(con.sql(query))
+            except duckdb.Error as exc:
+                if "null_padding" not in str(exc) or "parallel" not in str(exc):
+                    raise
+                serial = source(False)
+                row, src = _row(con.sql(query.replace(src, serial))), serial
+                return row
         except duckdb.Error as exc:
             raise _duck_error(exc, what, opts) from None
 
     classes = _survey(fetch, sql, opts, src, what)
     return con.sql(_typed_sql(sql, opts["header"], classes, opts["decimal"], src))
+
+
+def _n_fields(text: str, sep: str) -> int:
+    import csv
+    import io
+
+    try:
+        return max((len(r) for r in csv.reader(io.StringIO(text), delimiter=sep)), default=0)
+    except csv.Error:
+        return 0
+
+
+def _row(rel) -> dict:
+    return dict(zip(rel.columns, rel.fetchall()[0]))
 
 
 def _duck_error(exc, what: str, opts: dict) -> InvalidParameterError:
@@ -366,11 +398,15 @@ def spark_csv(spark, files: list, opts: dict):
     what = _what(files)
     # a record of another length than the header's is "corrupt" to Spark: a short one is padded (as by
     # pandas), a long one fills every column and is refused
-    last = sql.q(header[-1])
-    corrupt = spark.sql(f"SELECT pysdc_corrupt FROM {view} WHERE pysdc_corrupt IS NOT NULL AND {last} IS NOT NULL "
-                        "LIMIT 1").collect()
-    if corrupt:
-        line = corrupt[0][0]
+    # (candidates: more pieces between separators than the header has fields; the first few are split by
+    # Python's csv module, which honours the quotes)
+    sep_rx = "[" + ("\\t" if opts["sep"] == "\t" else "\\" + opts["sep"]) + "]"
+    # (a column beside the corrupt record's: Spark refuses queries of that column alone)
+    candidates = spark.sql(f"SELECT pysdc_corrupt, {sql.q(header[0])} FROM {view} WHERE pysdc_corrupt IS NOT NULL AND "
+                           f"size(split(pysdc_corrupt, {sql.lit(sep_rx)})) > {len(header)} LIMIT 1000").collect()
+    longer = [r[0] for r in candidates if _n_fields(r[0], opts["sep"]) > len(header)]
+    if longer:
+        line = longer[0]
         shown = line if len(line) <= 80 else line[:77] + "..."
         raise InvalidParameterError(
             f"cannot read {what} as CSV: a record does not have the header's {len(header)} fields ({shown!r}). "
