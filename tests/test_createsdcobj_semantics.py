@@ -376,3 +376,15 @@ def test_bmerge_is_data_tables_join_on_a_key_sorted_as_text(tmp_path, seed):
     theirs = r["id"].fillna(-1).to_numpy(dtype=np.int64)
     assert (mine == theirs).all()
     assert (theirs < 0).sum() > 1  # the text order makes data.table miss cells (not only the absent one)
+
+
+def test_bare_suda2_lists_text_levels_in_rs_order():
+    """sdcMicro's suda2 (data.frame method) lists each key's levels by sort(unique(x)): R's collation for text
+    (the same order createSdcObj's factor levels have in that session), not pandas' code point order."""
+    case = CASES["createSdcObj:sdcobj_text:icu"]
+    df = _read(case)
+    r = _quiet(pysdc.suda2, df, case["args"]["keyVars"])
+    alc = r.attribute_level_contributions
+    for k, levels in case["result"]["levels"].items():
+        assert alc.loc[alc["variable"] == k, "attribute"].tolist() == levels, k
+    assert case["result"]["levels"]["k1"] != sorted(case["result"]["levels"]["k1"])  # the orders differ here

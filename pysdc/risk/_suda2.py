@@ -161,6 +161,15 @@ def _levels(s: pd.Series) -> tuple[list, np.ndarray]:
     if (~na).all() and len(s) == 0:
         return [], idx
     vals = s[~na]
+    if cls == "character":  # R's sort(unique(x)) of text: the session's collation (ICU in a UTF-8 locale)
+        from ..core.collate import r_sort_text
+
+        codes, uniq = pd.factorize(vals, sort=False)
+        levs, _ = r_sort_text([str(u) for u in uniq], "icu")
+        pos = {v: i for i, v in enumerate(levs)}
+        rank = np.asarray([pos[str(u)] for u in uniq], dtype=np.int64)
+        idx[~na] = rank[codes] if len(rank) else codes
+        return levs, idx
     codes, uniq = pd.factorize(vals, sort=True)
     idx[~na] = codes
     levs = list(uniq)
@@ -260,7 +269,8 @@ def suda2(
     * ``attribute_contributions`` and ``attribute_level_contributions`` are computed from
       ``contribution_percent * score`` as in sdcMicro's R code; the levels are each key's
       sorted distinct values as given (category labels for categoricals, in category
-      order). sdcMicro stacks the levels of all keys in one column, so when the first key
+      order; text sorted as R sorts it in a UTF-8 locale, ICU's collation:
+      :func:`pysdc.core.collate.r_sort_text`). sdcMicro stacks the levels of all keys in one column, so when the first key
       is a factor the values of later non-factor keys become NA ("invalid factor level"
       warning) and after a numeric first key factor labels become text; pysdc keeps each
       key's own values.
