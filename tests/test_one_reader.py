@@ -359,3 +359,48 @@ def test_live_labelled_missing_values_as_sdcmicro_reads_them(tmp_path):
         ref = want["stata" if name.endswith(".dta") else "spss"]
         assert list(got.cat.categories) == ref["levels"], name
         assert got.astype(object).where(got.notna(), None).tolist() == ref["values"], name
+
+
+# ----------------------------------------------------------------------------- many small files, every token
+
+TOKENS = ["1", "01", " 2 ", "+3", "-0", "2147483648", "12345678901234567890", "1.5", "1,5", ".5", "5.", "1e3",
+          "-1E-2", "inf", "-Infinity", "nan", "NaN", "TRUE", "F", "true", "yes", "", " ", "NA", "-99", "x", "0x10",
+          "1_000", "١٢", "\t7\t", '"q;u"', "NA ", "T"]
+
+
+@pytest.mark.parametrize("decimal", [".", ","])
+def test_duckdb_types_every_token_mix_as_pandas(tmp_path, decimal):
+    """Columns drawn from small pools of awkward tokens (each pool a column): DuckDB's typing and values
+    equal the pandas path's, for both decimal marks."""
+    rng = np.random.default_rng(11 if decimal == "." else 12)
+    cols = {}
+    for j in range(60):
+        pool = rng.choice(TOKENS, size=rng.integers(1, 4), replace=False)
+        cols[f"c{j}"] = rng.choice(pool, 40)
+    lines = [";".join(cols)] + [";".join(cols[c][i] for c in cols) for i in range(40)]
+    p = tmp_path / "t.csv"
+    p.write_text("\n".join(lines) + "\n")
+    opts = {"sep": ";", "decimal": decimal, "na_values": ("NA", "-99")}
+    ref = _quiet(read_table, p, **opts)
+    s = _quiet(pysdc.scan, p, **opts)
+    got = s.relation().df()
+    assert {c: s.table().rclass(c) for c in got.columns} == _classes(ref)
+    _same_frame(ref, got)
+
+
+@pytest.mark.parametrize("decimal", [".", ","])
+def test_spark_types_every_token_mix_as_pandas(tmp_path, spark, decimal):
+    rng = np.random.default_rng(21 if decimal == "." else 22)
+    cols = {}
+    for j in range(60):
+        pool = rng.choice(TOKENS, size=rng.integers(1, 4), replace=False)
+        cols[f"c{j}"] = rng.choice(pool, 40)
+    lines = [";".join(cols)] + [";".join(cols[c][i] for c in cols) for i in range(40)]
+    p = tmp_path / "t.csv"
+    p.write_text("\n".join(lines) + "\n")
+    opts = {"sep": ";", "decimal": decimal, "na_values": ("NA", "-99")}
+    ref = _quiet(read_table, p, **opts)
+    s = _quiet(pysdc.scan, p, engine="spark", spark=spark, **opts)
+    got = s.relation().toPandas()
+    assert {c: s.table().rclass(c) for c in got.columns} == _classes(ref)
+    _same_frame(ref, got)
