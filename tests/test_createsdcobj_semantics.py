@@ -388,3 +388,13 @@ def test_bare_suda2_lists_text_levels_in_rs_order():
     for k, levels in case["result"]["levels"].items():
         assert alc.loc[alc["variable"] == k, "attribute"].tolist() == levels, k
     assert case["result"]["levels"]["k1"] != sorted(case["result"]["levels"]["k1"])  # the orders differ here
+
+
+def test_bare_mod_risk_ipf_lists_text_levels_in_rs_order():
+    """modRisk's IPF table comes from xtabs, which makes text keys factors: levels in R's collation."""
+    case = CASES["createSdcObj:sdcobj_text:icu"]
+    df = _read(case)
+    r = _quiet(pysdc.mod_risk, df, "~ k1 + k2 + k3", w="w", method="IPF")
+    idx = r.fitted.index
+    for k in ("k1", "k2"):
+        assert list(pd.unique(idx.get_level_values(k))) == case["result"]["levels"][k], k

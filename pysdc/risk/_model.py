@@ -584,6 +584,13 @@ def _fit_ipf(keys: list, vidx: list, complete: np.ndarray, counts: np.ndarray, i
                 [pos_of[lab] if lab == v else -1 for lab, v in zip(labs, k.values)], dtype=np.int64
             )
             labels.append(uniq)
+        elif k.kind == "character":  # xtabs makes a factor: levels in R's collation (ICU in a UTF-8 locale)
+            from ..core.collate import r_sort_text
+
+            labs, _ = r_sort_text([str(v) for v in k.values], "icu")
+            pos_of = {v: i for i, v in enumerate(labs)}
+            lookup = np.asarray([pos_of[str(v)] for v in k.values], dtype=np.int64)
+            labels.append(labs)
         else:
             lookup = np.arange(len(k.values), dtype=np.int64)
             labels.append(list(k.values))
