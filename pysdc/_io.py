@@ -63,6 +63,13 @@ carry their own types; SPSS (``.sav``, ``.zsav``, ``.por``; needs ``pyreadstat``
 and Stata (``.dta``) files too, their value labels read as categoricals the way
 ``haven::as_factor`` makes factors of them.
 
+A record with more fields than the header, and text with a NUL character, are refused with
+:class:`~pysdc.InvalidParameterError` naming the line (R's ``read.csv`` would shift such fields into
+other columns or rows, and ends a field at a NUL, losing the rest of the line); a record with fewer
+fields is filled with missing values, as in R (``fill = TRUE``). A schema's ``dtype`` must be one
+its ``r_class`` allows and must hold every value (``"int8"`` does not hold 651: refused, naming the
+value and its row), never a silent conversion.
+
 Any CSV may use another dialect: the separator (comma, semicolon or tab) and,
 in semicolon- or tab-separated files, the decimal comma (R's ``read.csv2``) are
 detected from the first 64 KiB where unambiguous, and can be given (``sep``,
@@ -873,6 +880,12 @@ def _refuse_nul(path: Path, df: pd.DataFrame) -> None:
                 continue
             hit = np.isin(s.cat.codes.to_numpy(), bad)
         elif s.dtype == object or isinstance(s.dtype, pd.StringDtype):
+            vals = s.to_numpy(dtype=object)
+            try:  # most files: one search through the joined text
+                if "\x00" not in "".join(vals[pd.notna(vals)]):
+                    continue
+            except TypeError:  # not all text
+                pass
             hit = s.str.contains("\x00", regex=False).fillna(False).to_numpy(dtype=bool)
         else:
             continue
