@@ -147,6 +147,32 @@ def test_results_are_written_atomically_and_reproducible_by_seed(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fuzz.json", "fuzz.md"]  # no temporary files left
 
 
+def test_runs_over_consecutive_seeds_merge(tmp_path):
+    from pysdc.parity._fuzz_run import FuzzOutcome
+    from pysdc.parity.fuzz import main, merge, summarize, write_results
+
+    a = summarize([FuzzOutcome(1, "freqCalc", "w", {}, "agree"),
+                   FuzzOutcome(2, "modRisk", "IPF", {}, "mismatch", field="fitted", max_abs=1.0, max_rel=0.1)],
+                  n=2, seed=1, max_n=100, seconds=3.0, sdcmicro="5.8.0")
+    b = summarize([FuzzOutcome(3, "freqCalc", "w", {}, "mismatch", field="n1", max_abs=1.0, max_rel=0.5),
+                   FuzzOutcome(4, "dRisk", "", {}, "both-refused")], n=2, seed=3, max_n=100, seconds=5.0,
+                  sdcmicro="5.8.0")
+    m = merge([b, a])
+    assert m["header"]["datasets"] == 4 and m["header"]["base_seed"] == 1
+    assert m["totals"] == {"calls": 4, "agree": 1, "both-refused": 1, "explained": 0, "mismatch": 2}
+    assert m["counts"]["freqCalc"]["calls"] == 2 and m["counts"]["freqCalc"]["mismatch"] == 1
+    assert [r["seed"] for r in m["mismatches"]] == [2, 3]
+    assert m["classes"]["modRisk-IPF-join"]["seed"] == 2 and m["classes"]["unclassified"]["seed"] == 3
+    c = summarize([], n=1, seed=9, max_n=100, seconds=1.0, sdcmicro="5.8.0")
+    with pytest.raises(ValueError, match="consecutive"):
+        merge([a, c])
+    write_results(a, tmp_path / "a")
+    write_results(b, tmp_path / "b")
+    assert main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--output",
+                 str(tmp_path / "all")]) == 0
+    assert json.loads((tmp_path / "all.json").read_text())["totals"] == m["totals"]
+
+
 def test_without_sdcmicro_the_command_says_so(monkeypatch, capsys):
     import pysdc.r
     from pysdc.parity import fuzz
@@ -209,7 +235,10 @@ def test_sdcmicro_version_is_reported():
 
 
 #: data sets whose every comparison agrees (or is refused by both) with sdcMicro 5.8.0: seed -> what it covers
-LIVE_SEEDS = {2: "factor and ordered keys, wide weights", 3: "double and logical keys, missing sensitive values"}
+LIVE_SEEDS = {3: "double and logical keys, households, sampling fractions near 1",
+              34: "integer keys (ages, wide ids) and a double key, wide weights",
+              44: "ordered, logical and factor keys, households, missing sensitive values, near-collinear numerics",
+              50: "missing keys, five keys of four classes, households, 772 records"}
 
 
 @pytest.mark.live

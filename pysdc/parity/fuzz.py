@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .._errors import RNotAvailableError
 
-__all__ = ["CLASSES", "classify", "run", "write_results", "main"]
+__all__ = ["CLASSES", "classify", "run", "merge", "write_results", "main"]
 
 #: known classes of mismatches (findings of issue 24 being fixed, or found by the tester): (name, what it is,
 #: the rule on an outcome: measure glob, variant glob, tags that must all be present, text in the detail,
@@ -38,14 +38,15 @@ CLASSES = (
      "the problem object runs suda2/ldiversity with the data.frame functions' coercion of text keys "
      "(NA), createSdcObj makes them factors (issue 24, finding 2)",
      "createSdcObj:*", "*", ("chr",), "", "*"),
-    ("suda2-text-keys-raw-error",
-     "pysdc.suda2 on a text (character) key raises a raw ValueError (no pysdc error); sdcMicro's suda2 "
-     "returns a result",
+    ("suda2-labels-hook-text-key",
+     "the registry's suda2 parity hook (suda2_r_labels, pysdc/_registry/_toolbox.py) cannot label a text "
+     "(character) key after a non-factor first key: float('West') raises a raw ValueError, so the native side "
+     "counts as refused; pysdc.suda2 itself returns a result (its numbers are not compared here)",
      "suda2", "*", (), "could not convert string to float", "*"),
-    ("suda2-level-labels",
-     "suda2's attribute_level_contributions: the level labels pysdc's parity hook derives differ from "
-     "sdcMicro's (logical keys: '0'/'1' instead of 'FALSE'/'TRUE'; text keys after a factor first key: NA "
-     "instead of the text); the contributions agree",
+    ("suda2-labels-hook",
+     "suda2's attribute_level_contributions: the level labels the registry's parity hook (suda2_r_labels) "
+     "derives differ from sdcMicro's (logical keys: '0'/'1' instead of 'FALSE'/'TRUE'; text keys after a "
+     "factor first key: NA instead of the text); the contributions agree",
      "suda2", "*", (), "", "attribute_level_contributions.attribute"),
     ("indivRisk-exact-high-fraction",
      "exact individual risk: the series loses digits where fk is large or the sampling fraction near 1 "
@@ -58,6 +59,11 @@ CLASSES = (
     ("covMcd-near-singular",
      "dRiskRMD on nearly collinear variables: covMcd's covariance is nearly singular",
      "dRiskRMD", "*", ("collinear",), "", "*"),
+    ("modRisk-IPF-text-collation",
+     "modRisk IPF with a text (character) key: the fitted table's cells are the same, in another order -- pysdc "
+     "sorts the text levels by code point ('Zeta' < 'alpha'), sdcMicro by R's locale collation ('alpha' < "
+     "'Zeta', 'ä-umlaut' first); gr1/gr2 agree",
+     "modRisk", "IPF", ("chr",), "", "fitted*"),
     ("modRisk-IPF-join",
      "modRisk IPF: sdcMicro's data.table join on level labels sorted as text drops or mismatches cells "
      "(issue 24, finding 7)",
@@ -124,15 +130,6 @@ def summarize(outcomes, *, n: int, seed: int, max_n: int, seconds: float, sdcmic
         c["seconds"] = round(c["seconds"], 1)
     mism = [o for o in outcomes if o.status == "mismatch"]
     recs = [_record(o, classify(o)) for o in mism]
-    classes: dict = {}
-    for r in recs:
-        k = classes.setdefault(r["class"], {"count": 0, "measures": {}, "seed": r["seed"],
-                                            "example": f"{r['measure']} {r['variant']}: {r['detail'][:200]}"})
-        k["count"] += 1
-        k["measures"][r["measure"]] = k["measures"].get(r["measure"], 0) + 1
-    about = {name: what for name, what, *_ in CLASSES}
-    for name, k in classes.items():
-        k["about"] = about.get(name, "not yet explained")
     import scipy
 
     return {
@@ -144,10 +141,55 @@ def summarize(outcomes, *, n: int, seed: int, max_n: int, seconds: float, sdcmic
         "totals": {s: sum(c[s] for c in counts.values()) for s in ("calls", "agree", "both-refused", "explained",
                                                                     "mismatch")},
         "counts": counts,
-        "classes": dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"])),
+        "classes": _classes(recs),
         "mismatches": recs,
         "explained": [_record(o) for o in outcomes if o.status == "explained"],
     }
+
+
+def _classes(recs) -> dict:
+    """Mismatch records grouped by class: count, measures, a reproducing seed, what the class is."""
+    classes: dict = {}
+    for r in recs:
+        k = classes.setdefault(r["class"], {"count": 0, "measures": {}, "seed": r["seed"],
+                                            "example": f"{r['measure']} {r['variant']}: {r['detail'][:200]}"})
+        k["count"] += 1
+        k["measures"][r["measure"]] = k["measures"].get(r["measure"], 0) + 1
+    about = {name: what for name, what, *_ in CLASSES}
+    for name, k in classes.items():
+        k["about"] = about.get(name, "not yet explained")
+    return dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"]))
+
+
+def merge(docs) -> dict:
+    """One result document from runs over consecutive seed ranges (e.g. run in parallel)."""
+    from types import SimpleNamespace
+
+    docs = sorted(docs, key=lambda d: d["header"]["base_seed"])
+    for a, b in zip(docs, docs[1:]):
+        if a["header"]["base_seed"] + a["header"]["datasets"] != b["header"]["base_seed"]:
+            raise ValueError("the runs' seed ranges are not consecutive")
+        if a["header"]["max_n"] != b["header"]["max_n"]:
+            raise ValueError("the runs differ in --max-n")
+    header = dict(docs[0]["header"])
+    header["datasets"] = sum(d["header"]["datasets"] for d in docs)
+    header["seconds"] = round(max(d["header"]["seconds"] for d in docs), 1)
+    header["parts"] = [{k: d["header"][k] for k in ("base_seed", "datasets", "seconds")} for d in docs]
+    counts: dict = {}
+    for d in docs:
+        for m, c in d["counts"].items():
+            tgt = counts.setdefault(m, dict.fromkeys(c, 0))
+            for k, v in c.items():
+                tgt[k] = round(tgt.get(k, 0) + v, 1)
+    recs = [r for d in docs for r in d["mismatches"]]
+    for r in recs:  # classified again: the classes may have been refined since
+        r["class"] = classify(SimpleNamespace(**{k: r.get(k, "") for k in ("measure", "variant", "tags", "detail",
+                                                                           "field")}))
+    return {"header": header,
+            "totals": {s: sum(c[s] for c in counts.values()) for s in ("calls", "agree", "both-refused",
+                                                                        "explained", "mismatch")},
+            "counts": counts, "classes": _classes(recs), "mismatches": recs,
+            "explained": [r for d in docs for r in d["explained"]]}
 
 
 def markdown(doc: dict, max_rows: int = 60) -> str:
@@ -290,6 +332,8 @@ def main(argv=None) -> int:
     p.add_argument("--output", default="parity_reports/fuzz",
                    help="writes OUTPUT.json and OUTPUT.md (default parity_reports/fuzz)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes, each with its own R (default 1)")
+    p.add_argument("--merge", nargs="+", metavar="JSON",
+                   help="merge the result files of runs over consecutive seed ranges into OUTPUT")
     p.add_argument("--replay", type=int, metavar="SEED", help="run one data set and print every comparison")
     a = p.parse_args(argv)
     if a.n < 1 or a.max_n < 20 or a.jobs < 1:
@@ -302,6 +346,11 @@ def main(argv=None) -> int:
             for o in replay(a.replay, a.max_n):
                 print(f"{o.status:13s} {o.measure} {o.variant} {json.dumps(o.args, default=str)}"
                       + (f"\n    {o.field}: {o.detail}" if o.detail else ""))
+            return 0
+        if a.merge:
+            doc = merge([json.loads(Path(f).read_text()) for f in a.merge])
+            js, md = write_results(doc, a.output)
+            print(f"merged {len(a.merge)} runs ({doc['header']['datasets']} data sets): wrote {js} and {md}")
             return 0
         doc = run(a.n, a.seed, a.max_n, progress=lambda s: print(s, file=sys.stderr, flush=True),
                   checkpoint=lambda d: write_results(d, a.output), jobs=a.jobs)
