@@ -501,6 +501,13 @@ def _design_columns(keys: list, vidx: list, rows: np.ndarray) -> dict:
         elif k.kind == "logical":
             vals = np.asarray(k.values, dtype=np.int64)
             cols[k.name] = FactorColumn(vals[sub], (False, True), False)
+        elif k.kind == "character":  # model.frame makes text a factor: levels in R's collation (ICU)
+            from ..core.collate import r_sort_text
+
+            labs, _ = r_sort_text([str(v) for v in k.values], "icu")
+            pos_of = {v: i for i, v in enumerate(labs)}
+            remap = np.asarray([pos_of[str(v)] for v in k.values], dtype=np.int64)
+            cols[k.name] = FactorColumn(remap[sub] if len(remap) else sub, tuple(labs), False)
         else:
             cols[k.name] = FactorColumn(sub, tuple(k.values), k.kind == "ordered")
     return cols
