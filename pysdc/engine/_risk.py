@@ -308,6 +308,9 @@ def freq_calc_engine(table, key_vars, w, alpha) -> EngineFreqCalcResult:
     if c["n"] == 0:
         warnings.warn("freq_calc: data has no rows; fk and Fk are empty.", DegenerateResultWarning,
                       stacklevel=user_stacklevel())
+    from ..risk._frequency import warn_fk_overflow
+
+    warn_fk_overflow(Fk_c, cnt, "freq_calc")
     res = table.attach(c["handle"], {"pysdc_fk": fk_c[inv], "pysdc_pop_fk": Fk_c[inv]})
     individual = _records(table, key_vars, res, {"fk": "pysdc_fk", "Fk": "pysdc_pop_fk"})
     combos = pdf[list(key_vars)].assign(n=pdf["pysdc_n"].to_numpy(), fk=fk_c[inv], Fk=Fk_c[inv])

@@ -761,4 +761,35 @@ def compare_estimates(
                 "overlap": ov, "n_x": nx, "n_xm": nm, "method": method,
             })
             rows.append(row)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    _warn_undefined_estimates(table, by_cols)
+    return table
+
+
+def _warn_undefined_estimates(table: pd.DataFrame, by_cols: list) -> None:
+    """One warning naming the estimates that are NaN (e.g. a variable missing in every record): their rows'
+    intervals, difference and overlap are NaN, and ``inside`` is False only because nothing was compared."""
+    if table.empty:
+        return
+    parts = []
+    for side in ("x", "xm"):
+        est = table[f"estimate_{side}"].to_numpy(dtype=float)
+        bad = np.flatnonzero(np.isnan(est))
+        if not bad.size:
+            continue
+        shown = []
+        for i in bad[:5]:
+            r = table.iloc[i]
+            grp = (" for " + ", ".join(f"{c}={r[c]!r}" for c in by_cols)) if by_cols else ""
+            why = "no record with a value" if int(r[f"n_{side}"]) == 0 else f"{int(r[f'n_{side}'])} record(s) used"
+            shown.append(f"{r['estimator']}{grp} ({why})")
+        parts.append(f"on {side}: {'; '.join(shown)}{' ...' if bad.size > 5 else ''}")
+    if parts:
+        warnings.warn(
+            "compare_estimates: estimate(s) undefined (NaN) " + " | ".join(parts) + ". Records with a missing "
+            "value in the estimator's variables or the weight are dropped; where none is left (or the estimate "
+            "divides by 0) the estimate, its interval, the difference and the overlap are NaN and 'inside' is "
+            "False without a comparison. Check the variable (is it missing everywhere?).",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
+        )

@@ -74,6 +74,25 @@ MEASURE_INFO = {
 
 
 
+#: the measures built on p x p matrices of the numeric variables (covariances, correlations, their eigenvalues
+#: and inverses: eigen, il_correl, il_continuous and gsil) need memory ~p^2 and time ~p^3; the report computes
+#: them up to this many numeric variables (10,000 columns took more than 300 s and 7.9 GB)
+MAX_MATRIX_VARIABLES = 1000
+#: robeigen fits an MCD (hundreds of p-variate subsets, each ~p^3): minutes already at 100 variables
+MAX_ROBEIGEN_VARIABLES = 100
+
+
+def _too_wide(name: str, p: int, limit: int, call: str) -> dict | None:
+    """A "skipped" entry when ``p`` variables are too many for the measure ``name`` (None otherwise)."""
+    if p <= limit:
+        return None
+    return {"status": "skipped", "value": None,
+            "error": f"not computed: {p:,} numeric variables, more than the report's limit of {limit:,} for "
+                     f"{name} (it builds {p:,} x {p:,} matrices: its time grows with the cube of the number of "
+                     f"variables, its memory with the square). Select at most {limit:,} variables (--vars), or "
+                     f"call {call} on them directly."}
+
+
 def utility_report(x: pd.DataFrame, xm: pd.DataFrame, *, vars_: list | None = None, scales: dict | None = None,
                    random_state: int | None = None, original: dict | None = None, masked: dict | None = None,
                    only_in: tuple = ([], []), run=_direct, literature: bool = True) -> dict:
@@ -114,14 +133,18 @@ def utility_report(x: pd.DataFrame, xm: pd.DataFrame, *, vars_: list | None = No
     measures = {}
     for method in ("IL1", "IL1s", "eigen", "robeigen"):
         kw = {"random_state": random_state} if method == "robeigen" and random_state is not None else {}
-        measures[method] = _measure(run, method, numeric, lambda m=method, kw=kw: _d_utility(x, xm, numeric, m, kw))
+        limit = {"eigen": MAX_MATRIX_VARIABLES, "robeigen": MAX_ROBEIGEN_VARIABLES}.get(method)
+        wide = limit and _too_wide(method, len(numeric), limit, f"pysdc.d_utility(x, xm, method={method!r})")
+        measures[method] = wide or _measure(run, method, numeric,
+                                            lambda m=method, kw=kw: _d_utility(x, xm, numeric, m, kw))
         if measures[method]["status"] == "ok" and method in ("IL1", "IL1s"):
             cells = x.shape[0] * len(numeric)
             measures[method]["n_cells"] = cells
             measures[method]["mean_per_cell"] = measures[method]["value"] / cells if cells else float("nan")
     if measures["robeigen"]["status"] == "ok":
         measures["robeigen"]["random_state"] = random_state
-    measures["il_correl"] = _measure(run, "il_correl", numeric, lambda: _il_correl(x, xm, numeric))
+    measures["il_correl"] = (_too_wide("il_correl", len(numeric), MAX_MATRIX_VARIABLES, "pysdc.il_correl(x, xm)")
+                             or _measure(run, "il_correl", numeric, lambda: _il_correl(x, xm, numeric)))
     measures["il_variables"] = _measure(run, "il_variables", ilv, lambda: _il_variables(x, xm, ilv, scales))
     literature = literature_measures(x, xm, vars_, numeric, run=run) if literature else None
 
@@ -171,12 +194,15 @@ def literature_measures(x: pd.DataFrame, xm: pd.DataFrame, vars_: list, numeric:
     categorical = [v for v in vars_ if v not in numeric and r_class(x[v]) in ("factor", "ordered", "character")
                    and r_class(xm[v]) == r_class(x[v])]
     both = numeric + [v for v in categorical if v not in numeric]
+    p = len(numeric)
     out = {
-        "il_continuous": _measure(run, "il_continuous", numeric, lambda: _il_continuous(x, xm, numeric)),
+        "il_continuous": (_too_wide("il_continuous", p, MAX_MATRIX_VARIABLES, "pysdc.loss.il_continuous(x, xm)")
+                          or _measure(run, "il_continuous", numeric, lambda: _il_continuous(x, xm, numeric))),
         "il_categorical": _measure(run, "il_categorical", categorical,
                                    lambda: _il_categorical(x, xm, categorical)),
         "hellinger": _measure(run, "hellinger", both, lambda: _hellinger(x, xm, both)),
-        "gsil": _measure(run, "gsil", both, lambda: _gsil(x, xm, both)),
+        "gsil": (_too_wide("gsil (its GILCV part)", p, MAX_MATRIX_VARIABLES, "pysdc.loss.gsil(x, xm)")
+                 or _measure(run, "gsil", both, lambda: _gsil(x, xm, both))),
     }
     return {"note": "literature measures, not sdcMicro's (no sdcMicro counterpart; pysdc's own "
                     "implementations, validated against the papers' worked examples)",

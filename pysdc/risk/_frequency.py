@@ -230,6 +230,24 @@ def _weights(data: pd.DataFrame, w, *, func: str):
     return v
 
 
+def warn_fk_overflow(Fk_c: np.ndarray, counts: np.ndarray, func: str) -> None:
+    """Warn where a key combination's population frequency Fk (the sum of its finite weights) overflowed to
+    Inf; sdcMicro sums in double too and returns Inf, and the risks of those records are NaN."""
+    inf = np.isposinf(np.asarray(Fk_c, dtype=np.float64))
+    if not inf.any():
+        return
+    n_rec = int(np.asarray(counts)[inf].sum()) if len(counts) == len(Fk_c) else None
+    warnings.warn(
+        f"{func}: the population frequency Fk of {int(inf.sum())} key combination(s)"
+        + (f" ({n_rec} record(s))" if n_rec is not None else "")
+        + " is Inf: the sum of their weights exceeds the largest double (1.8e308). sdcMicro returns Inf too; "
+        "the individual risk of those records is NaN, and measure_risk's global risk skips them (it can read 0 "
+        "although nothing was measured). Weights this large are no sampling weights: check the weight column.",
+        DegenerateResultWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
 def _frequencies(data, keys, w_col, alpha, *, func, factorize_character):
     """Combo-level (fk_c, Fk_c, cnt) and the combo id of each record."""
     codes, cards = _key_codes(data, keys, func=func, factorize_character=factorize_character)
@@ -342,6 +360,7 @@ def freq_calc(
     fk, Fk = fk_c[inv], Fk_c[inv]
     if len(data) == 0:
         warnings.warn("freq_calc: data has no rows; fk and Fk are empty.", DegenerateResultWarning, stacklevel=user_stacklevel())
+    warn_fk_overflow(Fk_c, np.bincount(inv, minlength=len(Fk_c)) if len(Fk_c) else np.zeros(0), "freq_calc")
     return FreqCalcResult(
         fk=fk, Fk=Fk, n1=int(np.count_nonzero(fk == 1)), n2=int(np.count_nonzero(fk == 2)),
         key_vars=tuple(keys), alpha=alpha, combo=inv,
