@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["FuzzData", "make_dataset", "KEY_CLASSES", "SIZE_THRESHOLDS"]
+__all__ = ["FuzzData", "make_dataset", "dataset_size", "KEY_CLASSES", "SIZE_THRESHOLDS"]
 
 #: the R classes a key can have (pysdc.r sends them as these classes)
 KEY_CLASSES = ("integer", "double", "factor", "ordered", "logical", "character")
@@ -156,6 +156,11 @@ def _numeric(rng: np.random.Generator, n: int, tags: list) -> tuple[pd.DataFrame
         tags.append("unmasked-col")
     cols = [f"v{i + 1}" for i in range(p)]
     return pd.DataFrame(x, columns=cols), pd.DataFrame(xm, columns=cols)
+
+
+def dataset_size(seed: int, max_n: int = 100_000) -> int:
+    """The number of records of ``make_dataset(seed, max_n)`` (its generator's first draw), without the data."""
+    return _size(np.random.default_rng(seed), max_n)
 
 
 def make_dataset(seed: int, max_n: int = 100_000) -> FuzzData:

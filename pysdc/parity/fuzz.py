@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .._errors import RNotAvailableError
 
-__all__ = ["CLASSES", "classify", "run", "merge", "write_results", "main"]
+__all__ = ["CLASSES", "classify", "run", "merge", "recheck", "write_results", "main"]
 
 #: known classes of mismatches (findings of issue 24 being fixed, or found by the tester): (name, what it is,
 #: the rule on an outcome: measure glob, variant glob, tags that must all be present, text in the detail,
@@ -161,8 +161,12 @@ def _classes(recs) -> dict:
     return dict(sorted(classes.items(), key=lambda kv: -kv[1]["count"]))
 
 
-def merge(docs) -> dict:
-    """One result document from runs over consecutive seed ranges (e.g. run in parallel)."""
+def merge(docs, divergences=None) -> dict:
+    """One result document from runs over consecutive seed ranges (e.g. run in parallel).
+
+    Mismatches are classified again and checked against ``divergences`` (default:
+    ``r_reference/divergences.json`` as it is now).
+    """
     from types import SimpleNamespace
 
     docs = sorted(docs, key=lambda d: d["header"]["base_seed"])
@@ -185,11 +189,61 @@ def merge(docs) -> dict:
     for r in recs:  # classified again: the classes may have been refined since
         r["class"] = classify(SimpleNamespace(**{k: r.get(k, "") for k in ("measure", "variant", "tags", "detail",
                                                                            "field")}))
-    return {"header": header,
-            "totals": {s: sum(c[s] for c in counts.values()) for s in ("calls", "agree", "both-refused",
-                                                                        "explained", "mismatch")},
-            "counts": counts, "classes": _classes(recs), "mismatches": recs,
-            "explained": [r for d in docs for r in d["explained"]]}
+    doc = {"header": header, "totals": {}, "counts": counts, "classes": {}, "mismatches": recs,
+           "explained": [r for d in docs for r in d["explained"]]}
+    if divergences is None:
+        from ._corpus import load_divergences
+
+        divergences = load_divergences()
+    return _explain(doc, divergences)  # divergences.json as it is now
+
+
+def _explain(doc: dict, divergences) -> dict:
+    """Move the mismatches that ``divergences`` (``applies_to: fuzz``) now explain to the explained ones."""
+    from ._corpus import divergence_for
+
+    keep = []
+    for r in doc["mismatches"]:
+        case_id = f"fuzz:{r['measure']}:{r['variant']}:{','.join(r['tags'])}:{r['seed']}"
+        div = divergence_for(case_id, divergences, "fuzz")
+        if div is None:
+            keep.append(r)
+            continue
+        c = doc["counts"][r["measure"]]
+        c["mismatch"] -= 1
+        c["explained"] += 1
+        doc["explained"].append({**{k: v for k, v in r.items() if k != "class"}, "reason": div["reason"]})
+    doc["mismatches"] = keep
+    doc["classes"] = _classes(keep)
+    doc["totals"] = {s: sum(c[s] for c in doc["counts"].values()) for s in ("calls", "agree", "both-refused",
+                                                                             "explained", "mismatch")}
+    return doc
+
+
+def recheck(doc: dict, max_n: int = 100_000) -> dict:
+    """Replay each class's reproducing seed with the code as it is now; record whether it still mismatches."""
+    import subprocess
+
+    from ._corpus import load_divergences
+    from ._fuzz_data import make_dataset
+    from ._fuzz_run import run_dataset
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent, check=False).stdout.strip() or None
+    except OSError:  # pragma: no cover - no git
+        head = None
+    divs = load_divergences()
+    for name, k in doc["classes"].items():
+        first = next(r for r in doc["mismatches"] if r["class"] == name)
+        outs = run_dataset(make_dataset(first["seed"], max_n=max_n), divs)
+        same = [o for o in outs if o.measure == first["measure"] and o.variant == first["variant"]]
+        k["recheck"] = {"seed": first["seed"], "measure": first["measure"], "variant": first["variant"],
+                        "commit": head,
+                        "status": same[0].status if same else "not run",
+                        "detail": same[0].detail[:200] if same else ""}
+    doc["header"]["rechecked_at"] = head
+    return doc
 
 
 def markdown(doc: dict, max_rows: int = 60) -> str:
@@ -215,10 +269,15 @@ def markdown(doc: dict, max_rows: int = 60) -> str:
                      f"{c['mismatch']} | {c['seconds']:.0f} |")
     lines += ["", "## Unexplained mismatches by class", ""]
     if doc["classes"]:
-        lines += ["| class | mismatches | measures | reproducing seed | what |", "|---|---:|---|---:|---|"]
+        re = doc["header"].get("rechecked_at")
+        lines += ["| class | mismatches | measures | reproducing seed | what |"
+                  + (f" replayed at {re} |" if re else ""), "|---|---:|---|---:|---|" + ("---|" if re else "")]
         for name, k in doc["classes"].items():
             ms = ", ".join(f"`{m}` {c}" for m, c in sorted(k["measures"].items()))
-            lines.append(f"| {name} | {k['count']} | {ms} | {k['seed']} | {k['about'].replace('|', '/')} |")
+            rc = k.get("recheck")
+            tail = (f" {'still differs' if rc['status'] == 'mismatch' else rc['status']} |" if rc else
+                    (" |" if re else ""))
+            lines.append(f"| {name} | {k['count']} | {ms} | {k['seed']} | {k['about'].replace('|', '/')} |{tail}")
     else:
         lines.append("None.")
     lines += ["", f"## Mismatches (first {max_rows}; all in the JSON)", ""]
@@ -334,6 +393,8 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="worker processes, each with its own R (default 1)")
     p.add_argument("--merge", nargs="+", metavar="JSON",
                    help="merge the result files of runs over consecutive seed ranges into OUTPUT")
+    p.add_argument("--recheck", action="store_true",
+                   help="with --merge: replay each class's reproducing seed with the current code")
     p.add_argument("--replay", type=int, metavar="SEED", help="run one data set and print every comparison")
     a = p.parse_args(argv)
     if a.n < 1 or a.max_n < 20 or a.jobs < 1:
@@ -349,6 +410,9 @@ def main(argv=None) -> int:
             return 0
         if a.merge:
             doc = merge([json.loads(Path(f).read_text()) for f in a.merge])
+            if a.recheck:
+                _check_bridge()
+                doc = recheck(doc, a.max_n)
             js, md = write_results(doc, a.output)
             print(f"merged {len(a.merge)} runs ({doc['header']['datasets']} data sets): wrote {js} and {md}")
             return 0
