@@ -120,7 +120,9 @@ def as_sdc_keys(data: pd.DataFrame, key_vars, *, collation: str = DEFAULT_COLLAT
             )
         if out is None:
             out = data.copy(deep=False)
-        out[k] = pd.Categorical(s, categories=levels)
+        text = s if pd.api.types.is_string_dtype(s.dtype) and s.dtype != object else s.astype(object).where(
+            s.isna(), s.astype(str))
+        out[k] = pd.Categorical(text, categories=levels)
     return data if out is None else out
 
 
