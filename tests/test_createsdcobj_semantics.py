@@ -398,3 +398,11 @@ def test_bare_mod_risk_ipf_lists_text_levels_in_rs_order():
     idx = r.fitted.index
     for k in ("k1", "k2"):
         assert list(pd.unique(idx.get_level_values(k))) == case["result"]["levels"][k], k
+
+
+def test_mixed_object_text_column_keeps_every_value():
+    df = pd.DataFrame({"a": pd.Series([1, "x", None, "B", 1], dtype=object), "b": [1, 2, 3, 4, 5]})
+    d = as_sdc_keys(df, ["a", "b"])
+    assert d["a"].tolist()[:2] == ["1", "x"] and pd.isna(d["a"].iloc[2])
+    assert list(d["a"].cat.categories) == ["1", "B", "x"] and d["a"].notna().sum() == 4
+    assert d["b"].dtype == df["b"].dtype  # numbers stay numbers, as in createSdcObj
