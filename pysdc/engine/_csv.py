@@ -147,20 +147,28 @@ def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch
             if str(e.get("dtype")) in ("float32", "Float32"):  # every value a float32 number
                 parts.append(f"min(CASE WHEN CAST(CAST({x} AS FLOAT) AS DOUBLE) = {x} OR isnan({x}) THEN 1 "
                              f"WHEN {x} IS NOT NULL THEN 0 END) AS s{i}")
+    # each value's kind once (3 logical, 2 whole number, 1 other number, 0 text, NULL empty or missing;
+    # the logical texts are no numbers), in an inner query; the aggregates over the kinds outside
+    inner = []
     for i, name in enumerate(header):
         c = sql.q(name)
         parts.append(f"count({c}) AS n{i}")
         parts.append(f"max(CASE WHEN instr({c}, {sql.nul()}) > 0 THEN 1 ELSE 0 END) AS z{i}")
         if name not in cols:
             continue
+        inner.append(f"CASE WHEN {c} IS NULL OR {c} = '' THEN NULL WHEN {c} IN ({bools}) THEN 3 WHEN {sql.rx(c, _INT)} THEN 2 "
+                     f"WHEN {_is_number(sql, c, decimal)} THEN 1 ELSE 0 END AS pysdc_k{i}")
+        k = f"pysdc_k{i}"
+        size = f"abs(coalesce(TRY_CAST({c} AS DOUBLE), TRY_CAST({sql.trim(c)} AS DOUBLE)))"
         parts += [
-            f"sum(CASE WHEN {c} <> '' THEN 1 ELSE 0 END) AS e{i}",
-            f"{_all(f'{c} IN ({bools})', c)} AS b{i}",
-            f"{_all(sql.rx(c, _INT), c)} AS i{i}",
-            f"{_all(_is_number(sql, c, decimal), c)} AS f{i}",
-            f"max(CASE WHEN {c} <> '' AND {sql.rx(c, _INT)} THEN abs(TRY_CAST({sql.trim(c)} AS DOUBLE)) END) AS m{i}",
+            f"count({k}) AS e{i}",
+            f"min(CASE WHEN {k} = 3 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS b{i}",
+            f"min(CASE WHEN {k} = 2 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS i{i}",
+            f"min(CASE WHEN {k} IN (1, 2) THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS f{i}",
+            f"max(CASE WHEN {k} = 2 THEN {size} END) AS m{i}",
         ]
-    return f"SELECT {', '.join(parts)} FROM {src}"
+    inner_sql = f"(SELECT *, {', '.join(inner)} FROM {src})" if inner else src
+    return f"SELECT {', '.join(parts)} FROM {inner_sql} AS pysdc_survey"
 
 
 def _classes(row: dict, header: list, cols: list) -> dict:
