@@ -66,7 +66,8 @@ def run_on_engine(func, params: dict, arguments: dict) -> Outcome:
     from ._errors import engine_errors
 
     limit = next((v.memory_limit for v in frames.values() if getattr(v, "memory_limit", None)), None)
-    with engine_errors(memory_limit=limit):  # DuckDB's, Arrow's and Spark's exceptions as pysdc's, with advice
+    files = [f for v in frames.values() if isinstance(getattr(v, "source", None), list) for f in v.source]
+    with engine_errors(memory_limit=limit, paths=files):  # the engines' exceptions as pysdc's, with advice
         result = _compute(name, values)
     return Outcome(arguments, result=result)
 

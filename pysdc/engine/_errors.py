@@ -153,7 +153,13 @@ def translate(exc: BaseException, *, memory_limit=None, paths=None, engine: str 
             "files separately."
         )
     # ---------------------------------------------------------------- unreadable files
-    if "magic bytes" in low or "not a parquet file" in low or "thrift" in low or ("parquet" in low and (
+    parquet_input = "parquet" in low or any(str(p).lower().endswith((".parquet", ".pq")) for p in paths or [])
+    corrupt_words = ("thrift", "tprotocolexception", "invalid ttype", "don't know what type", "out of buffer",
+                     "footer length", "corrupt", "could not read enough bytes", "unsupported converted type",
+                     "root schema element", "payload value bigger", "snappy", "decompression")
+    if "magic bytes" in low or "not a parquet file" in low or "thrift" in low or "tprotocolexception" in low \
+            or (parquet_input and (name == "Error" or any(w in low for w in corrupt_words))) \
+            or ("parquet" in low and (
             "corrupt" in low or "invalid" in low or "truncated" in low or "couldn't deserialize" in low
             or "failed to read" in low or "unexpected end" in low or "out of bounds" in low)):
         return bad(f"a Parquet file cannot be read{where}: it is truncated or not a Parquet file ({head}). "
