@@ -298,8 +298,10 @@ def _what(files: list) -> str:
 
 
 def duckdb_csv(con, files: list, opts: dict):
-    """The typed DuckDB relation of CSV ``files`` (``opts`` from :func:`csv_options`)."""
+    """The typed DuckDB relation of CSV ``files`` (``opts`` from :func:`csv_options`; None: its defaults)."""
     import duckdb
+
+    opts = opts or csv_options(files)
 
     enc = _DUCK_ENCODINGS.get(opts["encoding"])
     if enc is None:
@@ -372,7 +374,8 @@ def _duck_error(exc, what: str, opts: dict) -> InvalidParameterError:
 
 
 def spark_csv(spark, files: list, opts: dict):
-    """The typed Spark DataFrame of CSV ``files`` (``opts`` from :func:`csv_options`)."""
+    """The typed Spark DataFrame of CSV ``files`` (``opts`` from :func:`csv_options`; None: its defaults)."""
+    opts = opts or csv_options(files)
     from pyspark.sql.types import StringType, StructField, StructType
 
     sql = _Sql("spark")
