@@ -261,6 +261,11 @@ def test_duckdb_refuses_ragged_records_and_nul_bytes(tmp_path):
     p.write_text(RAGGED)
     with pytest.raises(pysdc.InvalidParameterError, match="more fields than the header"):
         pysdc.scan(p).columns
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.csv").write_text("a,b,c\n1,2,3\n")
+    (tmp_path / "d" / "b.csv").write_text(RAGGED)
+    with pytest.raises(pysdc.InvalidParameterError, match=r"b\.csv: .*Line: 3.*Expected Number of Columns: 3 Found: 4"):
+        pysdc.scan(tmp_path / "d").columns
     q = tmp_path / "n.csv"
     q.write_bytes(b"a,b\n1\x002,x\n3,y\n1,z\n")
     with pytest.raises(pysdc.InvalidParameterError, match="NUL"):

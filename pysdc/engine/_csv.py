@@ -357,8 +357,14 @@ def _row(rel) -> dict:
 
 
 def _duck_error(exc, what: str, opts: dict) -> InvalidParameterError:
+    import re
+
     msg = str(exc).split("\n")
     head = " ".join(m.strip() for m in msg[:4] if m.strip() and not m.startswith("Possible"))
+    head = head.replace("Invalid Input Error: ", "")
+    where = re.search(r"file = (.+?)(?:\n|$)", str(exc))
+    if where and len(opts.get("header", ())) and "files" in what:
+        head = f"{where.group(1).strip()}: {head}"
     advice = ""
     if "unicode" in str(exc).lower() or "encod" in str(exc).lower():
         advice = (" Give the files' encoding: --encoding latin-1 on the command line, pysdc.scan(..., "
