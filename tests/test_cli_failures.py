@@ -281,3 +281,42 @@ def test_subprocess_sees_one_line_and_exit_2(tmp_path, small_parquet):
         assert proc.returncode == 2, proc.stderr
         assert "Traceback" not in proc.stderr
         assert proc.stderr.strip().splitlines()[-1].startswith("pysdc: error:")
+
+
+@pytest.mark.parametrize("exc, needles", [
+    (ModuleNotFoundError("No module named 'pyarrow'", name="pyarrow"), ["not installed", "pyarrow", "pip install"]),
+    (UnicodeEncodeError("ascii", "\u00e9", 0, 1, "ordinal not in range"), ["encoding", "PYTHONIOENCODING"]),
+    (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), ["not valid", "--encoding"]),
+], ids=["import", "encode", "decode"])
+def test_python_failures_name_their_cause(monkeypatch, small_parquet, capsys, exc, needles):
+    from pysdc.cli import risk
+
+    def fail(*a, **k):
+        raise exc
+
+    monkeypatch.setattr(risk, "run", fail)
+    code, _, err = run(capsys, "risk", small_parquet, "--keys", "a,b")
+    line = assert_error(code, err, *needles)
+    assert "internal error" not in line
+
+
+def test_translation_of_spark_exceptions():
+    pytest.importorskip("pyspark")
+    from pyspark.errors import AnalysisException
+
+    from pysdc import InvalidParameterError
+    from pysdc.engine._errors import EngineError, translate
+
+    err = translate(AnalysisException(message="[PATH_NOT_FOUND] Path does not exist: file:/x.parquet.\nmore"))
+    assert isinstance(err, InvalidParameterError) and "Spark" in str(err) and "/x.parquet" in str(err)
+
+    class Py4JJavaError(Exception):  # py4j's class, without a JVM behind it
+        pass
+
+    Py4JJavaError.__module__ = "py4j.protocol"
+    err = translate(Py4JJavaError("An error occurred while calling o45.collect.\n: java.lang.OutOfMemoryError: "
+                                  "Java heap space\n\tat org.apache.spark.Foo(Foo.java:1)\n" + "\tat x\n" * 500))
+    assert isinstance(err, EngineError)
+    text = str(err)
+    assert "out of memory" in text and "java.lang.OutOfMemoryError" in text and "spark.driver.memory" in text
+    assert "--memory-limit" not in text and len(text) < 600

@@ -278,12 +278,20 @@ def failure_text(exc: BaseException, args=None) -> str:
         err = translate(exc, memory_limit=getattr(args, "memory_limit", None), paths=_input_paths(args))
         return one_line(err)
     if isinstance(exc, MemoryError):
-        return ("out of memory: the data (or one line of a CSV file) do not fit in this machine's memory. Read "
-                "fewer columns, use --engine duckdb (it reads files out of core; with --memory-limit), or run on "
-                "a machine with more memory.")
+        return ("out of memory: the data do not fit in this machine's memory" + _where(args) + ". For a large "
+                "file use --engine duckdb (it reads out of core; --memory-limit bounds it) or fewer columns; if a "
+                "CSV file has a line of gigabytes, check its quotes (an unclosed quote makes one field of the rest "
+                "of the file).")
     if isinstance(exc, RecursionError):
         return ("the input is nested too deeply to process (Python's recursion limit was reached), e.g. a "
                 "formula or condition with hundreds of nested parentheses; write it flatter.")
+    if isinstance(exc, UnicodeEncodeError):
+        return (f"a text cannot be written in the output's encoding ({one_line(exc)}); set the environment "
+                "variable PYTHONIOENCODING=utf-8, or write --json to a file.")
+    if isinstance(exc, ImportError):
+        missing = getattr(exc, "name", None) or one_line(exc)
+        return (f"a package this needs is not installed ({missing}); install pysdc's extra for it, e.g. "
+                "pip install 'pysdc-measures[parquet]' (extras: parquet, duckdb, spark, plots, spss, r).")
     if isinstance(exc, UnicodeError):
         enc = getattr(args, "encoding", None)
         return (f"a file is not valid {enc or 'UTF-8'} text ({one_line(exc)}); give its encoding with "

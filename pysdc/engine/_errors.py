@@ -113,6 +113,10 @@ def translate(exc: BaseException, *, memory_limit=None, paths=None, engine: str 
     msg = str(exc)
     name = type(exc).__name__
     head = _head(msg)
+    if kind == "spark":  # py4j: "An error occurred while calling o45.collect." then the JVM's exception
+        jvm = re.search(r"((?:java|org|scala)\.[\w.$]+(?:Exception|Error)[^\n]*)", msg)
+        if jvm:
+            head = _short(jvm.group(1))
     low = msg.lower()
     file = _quoted_file(msg)
     where = f" in {file!r}" if file else _where(paths)
@@ -127,6 +131,12 @@ def translate(exc: BaseException, *, memory_limit=None, paths=None, engine: str 
     # ---------------------------------------------------------------- memory
     if name == "OutOfMemoryException" or "out of memory" in low or "outofmemoryerror" in low \
             or "java heap space" in low or "failed to allocate" in low:
+        if kind == "spark":
+            return fail(
+                f"Spark ran out of memory: {head}. Give its driver more memory (spark.driver.memory, e.g. "
+                "PYSPARK_SUBMIT_ARGS='--driver-memory 8g pyspark-shell', or a session built with it), or use "
+                "--engine duckdb, which spills to disk."
+            )
         limit = f" (--memory-limit {memory_limit})" if memory_limit else ""
         return fail(
             f"{label} ran out of memory{limit}: {head}. Give it more memory: a larger --memory-limit if the "
