@@ -783,6 +783,11 @@ def _csv_source(path: Path, show: bool):
 
 def _show_progress(path: Path, progress) -> bool:
     if progress is None:
+        from ._progress import _CURRENT
+
+        display = _CURRENT.get()
+        if display is not None and display.quiet:  # the command line's --quiet
+            return False
         try:
             return path.stat().st_size >= PROGRESS_MIN_BYTES
         except OSError:

@@ -108,9 +108,10 @@ def main(argv=None) -> int:
         return 2 if getattr(args, "command", None) is None else 0
     try:
         from .._io import csv_dialect
+        from .._progress import progress_display
 
         with csv_dialect(sep=getattr(args, "sep", None), decimal=getattr(args, "decimal", None),
-                         encoding=getattr(args, "encoding", None)):
+                         encoding=getattr(args, "encoding", None)), progress_display(args):
             return int(args.run(args, out))
     except BrokenPipeError:  # e.g. `pysdc utility --demo | head`: stop quietly
         silence_stdout()

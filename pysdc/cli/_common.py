@@ -98,6 +98,9 @@ class Warnings:
         self.items: dict[tuple[str, str], list[str]] = {}
 
     def run(self, where: str, fn, *args, **kwargs):
+        from .._progress import stage
+
+        stage(where)  # the command's progress display (pysdc._progress), if any
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:

@@ -97,7 +97,9 @@ def run(args, out) -> int:
         raise UsageError(f"--top must be 0 or more; got {args.top}.")
     from ..engine._cli import choose_engine
 
-    engine = "pandas" if args.demo else choose_engine(args.engine, path)
+    engine = "pandas" if args.demo else choose_engine(
+        args.engine, path, columns=[c for c in (*keys, weight, hid, args.id) if c], memory_limit=args.memory_limit,
+        quiet=args.quiet)
     if args.output:  # before any work: a Parquet name, never an input (nor a sidecar, nor inside an input directory)
         from ..engine._cli import check_risk_output
 

@@ -76,7 +76,8 @@ def run(args, out) -> int:
         shown = (orig_path, masked_path)
         from ..engine._cli import choose_engine
 
-        if choose_engine(args.engine, orig_path, masked_path) != "pandas":  # DuckDB or Spark (issue 11)
+        if choose_engine(args.engine, orig_path, masked_path, columns=_needed(args), memory_limit=args.memory_limit,
+                         quiet=args.quiet) != "pandas":  # DuckDB or Spark (issue 11)
             if args.estimate or args.regression or args.plots:
                 raise UsageError("--estimate, --regression and --plots need the records in memory: use --engine pandas.")
             from ..engine._cli import run_utility
@@ -234,3 +235,9 @@ def _write_plots(x, xm, directory: str, comparison, inputs=()) -> dict:
         plt.close(fig)
         files.append(f"{safe}.png")
     return {"directory": str(d), "files": files}
+
+
+def _needed(args):
+    """The columns ``--engine auto`` estimates the memory of (None: all, without --vars)."""
+    names = split_names(args.vars, "--vars")
+    return None if names is None else names + ([args.id] if args.id else [])

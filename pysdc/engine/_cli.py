@@ -15,15 +15,17 @@ import time
 import numpy as np
 
 from .._errors import InvalidParameterError
+from .._progress import stage
 
 __all__ = ["add_engine_options", "choose_engine", "run_risk", "run_utility", "write_pandas_output",
            "check_risk_output", "OUTPUT_EXTENSIONS"]
 
-#: ``--engine auto`` sends a file to DuckDB when its size on disk times this factor (its size in
-#: pandas, roughly) exceeds a quarter of the memory available
-_MEMORY_FACTOR = 5
-
-
+#: ``--engine auto`` sends a file to DuckDB when its estimated size in pandas (the columns needed, from
+#: the Parquet metadata or the CSV's size) times this factor (the copies a measure makes: key codes,
+#: group-by, results; pandas' peak was 3-4 times the data in measurements) exceeds this share of the
+#: memory available
+_WORK_FACTOR = 4
+_MEMORY_SHARE = 0.5
 def add_engine_options(parser, *, output: bool) -> None:
     parser.add_argument("--engine", choices=("auto", "pandas", "duckdb", "spark"), default="auto",
                         help="where to compute: pandas (in memory), duckdb (out of core; Parquet/CSV files, "
@@ -31,7 +33,15 @@ def add_engine_options(parser, *, output: bool) -> None:
                              "DuckDB for directories, globs and files too large for memory, else pandas")
     parser.add_argument("--id", metavar="COL", help="column identifying records (in --output; with utility: pairs "
                                                     "ORIGINAL and MASKED records by it instead of by position)")
-    parser.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 3GB (default: DuckDB's)")
+    parser.add_argument("--memory-limit", metavar="SIZE",
+                        help="bound the memory of a run out of core, e.g. 3GB: DuckDB's memory limit (it spills "
+                             "to a temporary directory beyond it), and pysdc streams its results in batches; "
+                             "DuckDB (and Spark) only: with --engine auto it selects DuckDB, with --engine pandas "
+                             "it is refused (pandas holds the whole file in memory). The key-combination table "
+                             "pysdc computes on (about 0.3 KB per distinct combination) comes on top")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (by default, a run taking more than 2 s shows its stages and "
+                             "a line every 10 s during a long step)")
     if output:
         parser.add_argument("--output", metavar="FILE.parquet",
                             help="write the per-record risk (position or --id, risk, fk, Fk, hier_risk) to a "
@@ -71,35 +81,131 @@ def _available_memory() -> int:
     return 8 * 2**30
 
 
-def choose_engine(engine: str, *paths: str) -> str:
-    """The engine for ``paths``: ``auto`` picks DuckDB for directories, globs and large files."""
+def choose_engine(engine: str, *paths: str, columns=None, memory_limit=None, quiet: bool = False) -> str:
+    """The engine for ``paths``: ``auto`` picks DuckDB for directories, globs, ``--memory-limit`` and files
+    that would not fit comfortably in memory (their estimated size in pandas, :func:`estimate_memory`, times
+    :data:`_WORK_FACTOR` above :data:`_MEMORY_SHARE` of the memory available), and says so on stderr."""
     if engine != "auto":
         if engine == "pandas" and any(_is_many(p) for p in paths):
             raise InvalidParameterError("--engine pandas reads one file; for a directory or a glob use --engine duckdb "
                                         "(or spark).")
+        if engine == "pandas" and memory_limit:
+            raise InvalidParameterError("--memory-limit applies to DuckDB only (pandas holds the whole file in "
+                                        "memory and cannot be bounded): use --engine duckdb, or drop --memory-limit.")
         return engine
+    import importlib.util
+
+    has_duckdb = importlib.util.find_spec("duckdb") is not None
+    why = None
     if any(_is_many(p) for p in paths):
-        return "duckdb"
-    size = sum(os.path.getsize(p) for p in paths if os.path.isfile(p))
-    if size * _MEMORY_FACTOR > _available_memory() / 4:
-        import importlib.util
+        return "duckdb"  # pandas reads one file (no decision to explain)
+    if memory_limit:
+        if not has_duckdb:
+            raise InvalidParameterError("--memory-limit needs DuckDB: pip install 'pysdc-measures[duckdb]'.")
+        why = f"--memory-limit {memory_limit} bounds DuckDB's memory (pandas cannot be bounded)"
+    else:
+        size = sum(estimate_memory(p, columns) for p in paths if os.path.isfile(p))
+        avail = _available_memory()
+        if size * _WORK_FACTOR > avail * _MEMORY_SHARE and has_duckdb:
+            why = (f"the data need about {_gb(size)} in pandas ({_WORK_FACTOR} times that while measuring), more "
+                   f"than {int(_MEMORY_SHARE * 100)} % of the {_gb(avail)} available; --engine pandas to override")
+    if why is None:
+        return "pandas"
+    if not quiet:
+        print(f"pysdc: engine duckdb: {why}", file=sys.stderr, flush=True)
+    return "duckdb"
 
-        if importlib.util.find_spec("duckdb") is not None:
-            return "duckdb"
-    return "pandas"
+
+def _gb(b: float) -> str:
+    return f"{b / 2**30:.1f} GB" if b >= 2**30 else f"{b / 2**20:.0f} MB"
 
 
-class _Progress:
-    """Stage messages on stderr once a run has taken more than a few seconds."""
+def estimate_memory(path: str, columns=None) -> int:
+    """The estimated size in pandas of ``columns`` (None: all) of the file ``path``, in bytes.
 
-    def __init__(self, after: float = 3.0):
-        self.t0 = time.perf_counter()
-        self.after = after
+    Parquet: from its metadata, per column the larger of its uncompressed size and 8 bytes per row
+    (numbers and a string's reference), plus 16 bytes per row for each text column (Python's or
+    Arrow's string overhead); CSV and other files: their size (compressed files five times it), times
+    the share of the columns needed when known."""
+    name = path.lower()
+    if name.endswith((".parquet", ".pq")):
+        try:
+            import pyarrow.parquet as pq
 
-    def __call__(self, what: str) -> None:
-        elapsed = time.perf_counter() - self.t0
-        if elapsed >= self.after:
-            print(f"pysdc: {elapsed:6.1f} s  {what}", file=sys.stderr, flush=True)
+            md = pq.ParquetFile(path).metadata
+        except Exception:  # not readable here: the file size times 5, as before
+            return os.path.getsize(path) * 5
+        want = None if columns is None else set(columns)
+        per: dict = {}
+        for i in range(md.num_row_groups):
+            rg = md.row_group(i)
+            for j in range(rg.num_columns):
+                col = rg.column(j)
+                top = col.path_in_schema.split(".")[0]
+                if want is not None and top not in want:
+                    continue
+                u, text = per.get(top, (0, False))
+                per[top] = (u + col.total_uncompressed_size, text or col.physical_type == "BYTE_ARRAY")
+        rows = md.num_rows
+        return int(sum(max(u, 8 * rows) + (16 * rows if text else 0) for u, text in per.values()))
+    size = os.path.getsize(path)
+    if name.endswith((".gz", ".bz2", ".xz", ".zip", ".zst")):
+        size *= 5
+    if columns is not None:
+        try:
+            from .._io import read_header
+
+            header = read_header(path)
+            if header:
+                size = size * max(1, len([c for c in header if c in set(columns)])) / len(header)
+        except Exception:  # the reader reports a bad file later, with its own message
+            pass
+    return int(size)
+
+
+def parse_size(text) -> int | None:
+    """Bytes of a size like ``300MB``, ``2GB``, ``1.5 GiB`` (DuckDB's units; KB = 1000 bytes, KiB = 1024), or None."""
+    import re
+
+    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([kmgt]?i?b?|bytes)?\s*", str(text or ""), re.IGNORECASE)
+    if not m:
+        return None
+    unit = (m.group(2) or "b").lower()
+    power = {"": 0, "b": 0, "bytes": 0}.get(unit)
+    if power is None:
+        base = 1024 if "i" in unit else 1000
+        power = base ** ("kmgt".index(unit[0]) + 1)
+        return int(float(m.group(1)) * power)
+    return int(float(m.group(1)))
+
+
+#: DuckDB's memory per thread pysdc allows under --memory-limit (fewer threads for a small limit, so that
+#: each keeps enough for its hash tables and spills instead of failing)
+_PER_THREAD = 200 * 10**6
+
+
+def duckdb_settings(memory_limit) -> dict:
+    """DuckDB's threads and temporary directory under ``--memory-limit``: at most one thread per
+    :data:`_PER_THREAD` of the limit, and spilling to the system's temporary directory (not the
+    current one)."""
+    if not memory_limit:
+        return {}
+    import tempfile
+
+    temp = os.path.join(tempfile.gettempdir(), f"pysdc-duckdb-{os.getpid()}")
+    import atexit
+
+    atexit.register(_remove_empty_dir, temp)  # DuckDB removes its files, not the directory
+    out = {"temp_directory": temp}
+    size = parse_size(memory_limit)
+    if size:
+        out["threads"] = max(1, min(os.cpu_count() or 1, size // _PER_THREAD))
+    return out
+
+
+def _remove_empty_dir(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.rmdir(path)
 
 
 def _scan(path: str, args, label: str):
@@ -115,7 +221,8 @@ def _scan(path: str, args, label: str):
                                                                                    "--text") or (),
                "schema": schema}
     try:
-        return scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit, **reading)
+        return scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit,
+                    **duckdb_settings(args.memory_limit) if engine == "duckdb" else {}, **reading)
     except ImportError:
         raise InvalidParameterError(f"--engine {engine} needs the {engine} package: pip install "
                                     f"'pysdc-measures[{engine}]'.") from None
@@ -129,7 +236,7 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     from ..report._model import K_ANON_KS, risk_distribution
     from ..report._summaries import k_anonymity, threshold_note
 
-    progress = _Progress()
+    stage(f"opening {args.data}")
     data = _scan(args.data, args, "DATA")
     cols = data.columns
     for flag, names in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
@@ -141,13 +248,11 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     from .._output import sigterm_as_exception
     from ._risk import writing_individual
 
-    progress("reading and grouping the records" + (f"; writing the per-record risk to {args.output}"
-                                                   if args.output else ""))
     guard = sigterm_as_exception() if args.output else contextlib.nullcontext()
     with guard, writing_individual(args.output):  # the records are joined to their risks once, written as measured
         res = ws.run("measure_risk", pysdc.measure_risk, data, keys, w=weight, hid=hid,
                      max_global_risk=args.max_global_risk, alpha=args.alpha)
-    progress("key combinations and risks computed")
+    stage("k-anonymity, risk distribution and the riskiest combinations")
     comb = res.combinations
     counts = comb["n"].to_numpy(dtype=np.float64)
     risk = comb["risk"].to_numpy()
@@ -162,7 +267,9 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
         wt = None if weight is None else int(counts[Fk < _r_round(k)].sum())
         rows.append({"k": k, "unweighted": u, "unweighted_share": u / n if n else None,
                      "weighted": wt, "weighted_share": None if wt is None or not n else wt / n})
-    top = comb.assign(risk=risk).sort_values("risk", ascending=False, kind="stable").head(args.top)
+    # the riskiest first (ties in table order, an undefined risk last), without sorting a copy of the table
+    order = np.argsort(-np.where(np.isnan(risk), -np.inf, risk), kind="stable")[:args.top]
+    top = comb.iloc[order]
     report = {
         "format": "pysdc-risk-engine-1",
         "pysdc_version": pysdc.__version__,
@@ -184,8 +291,32 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     }
     if args.output:
         report["output"] = {"path": args.output, "columns": res.individual.columns}
-    progress("done")
+    memory_note(args.memory_limit, len(comb), quiet=args.quiet)
     return emit_report(report, ws, args.json, engine_risk_text, out)
+
+
+#: what pysdc's own part of an engine run takes beside DuckDB's --memory-limit: Python with pandas, pyarrow
+#: and DuckDB loaded (~250 MB), and per distinct key combination the table pysdc computes on
+#: (its key values, counts, weight sums, codes, fk, Fk and risk: ~300-400 bytes; measured 2026-11 at 2e6)
+BASELINE_BYTES = 250 * 2**20
+PER_COMBINATION_BYTES = 400
+
+
+def memory_note(memory_limit, n_combinations, *, quiet: bool = False) -> None:
+    """After a run with ``--memory-limit``: one line on stderr when the process's peak memory went over the
+    limit, with the reason (the key-combination table is held by pysdc, outside DuckDB's limit)."""
+    from .._progress import peak_rss
+
+    limit, peak = parse_size(memory_limit), peak_rss()
+    if quiet or not limit or not peak or peak <= limit:
+        return
+    why = ("Python with pandas, pyarrow and DuckDB takes about "
+           f"{_gb(BASELINE_BYTES)} of its own")
+    if n_combinations:
+        why += (f", and the {n_combinations:,} key combinations pysdc computes on take about "
+                f"{_gb(n_combinations * PER_COMBINATION_BYTES)} beside DuckDB's limit")
+    print(f"pysdc: note: the peak memory of this run, {_gb(peak)}, exceeded --memory-limit {memory_limit}: {why} "
+          f"(see docs/engines.md, Memory).", file=sys.stderr, flush=True)
 
 
 def _plain(v):
@@ -256,7 +387,7 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     from ..cli._common import emit_report
     from ._loss import utility_engine
 
-    progress = _Progress()
+    stage(f"opening {orig_path} and {masked_path}")
     x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")
     hx, hm = x.columns, xm.columns
     if vars_ is None:
@@ -273,7 +404,7 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     report = {"format": "pysdc-utility-engine-1", "pysdc_version": pysdc.__version__, "engine": xs.engine,
               "original": {"path": orig_path}, "masked": {"path": masked_path}, "variables": vars_,
               "paired_by": args.id or "position", "d_utility": {}}
-    progress("dUtility IL1, IL1s, eigen, IL_correl and IL_variables (three passes)")
+    stage("dUtility IL1, IL1s, eigen, IL_correl and IL_variables (three passes over the records)")
     res = ws.run("utility", utility_engine, xs, xms, numeric, scales or None)
     if numeric:
         report["d_utility"] = {m: float(r.value) for m, r in res["d_utility"].items()}
@@ -289,7 +420,7 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
         report["il_variables"] = {"value": None, "error": str(iv)}
     elif iv is not None:
         report["il_variables"] = {"value": iv.value, "per_variable": {k: float(v) for k, v in iv.per_variable.items()}}
-    progress("done")
+    memory_note(args.memory_limit, None, quiet=args.quiet)
     return emit_report(report, ws, args.json, engine_utility_text, out)
 
 

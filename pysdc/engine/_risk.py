@@ -27,6 +27,7 @@ from .._results import FreqCalcResult, IndivRiskResult, LDiversityResult, Measur
 from .._validation import user_stacklevel
 from ..core.freq import freq_core
 from ..core.threshold import global_threshold_grouped
+from .._progress import stage
 from ._tables import SRC
 
 __all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "EngineFreqCalcResult",
@@ -194,6 +195,7 @@ def _combinations(table, keys, w, hid, *, func: str, factorize_character: bool, 
     """
     from ..risk._frequency import _key_codes
 
+    stage(f"grouping the records by {', '.join(keys)}")
     fs = table.fsum()
     aggs = ["count(*) AS pysdc_n"]
     if w is not None:
@@ -213,6 +215,7 @@ def _combinations(table, keys, w, hid, *, func: str, factorize_character: bool, 
         clean = (np.isfinite(ws).all() and (pdf["pysdc_w_n"].to_numpy() == pdf["pysdc_n"].to_numpy()).all()
                  and not (pdf["pysdc_w_min"].to_numpy(dtype=np.float64) < 1).any())
         _check_weights(table, w, func, clean=clean)
+    stage(f"frequencies of {len(pdf):,} key combinations ({n:,} records)")
     key_frame = pdf[list(keys)]
     codes, cards = _key_codes(key_frame, list(keys), func=func, factorize_character=factorize_character)
     fk_c, Fk_c, cnt, inv = freq_core(codes, cards, ws, alpha, counts=counts)
@@ -350,9 +353,11 @@ def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alp
                           hid=hid)
     path = _WRITE_TO.get()
     if path is not None:  # the temporary file of writing_individual
+        stage("joining the records to their risks and writing them" + (" (household risk too)" if hid else ""))
         individual.write_to(path)
     h_er = h_r = h_pct = None
     if hid is not None:
+        stage("household risk")
         h_er = _household_er(table, key_vars, hid, res, pdf, rk_row, fast_hier, written=path)
         h_r = h_er / n if n else float("nan")
         h_pct = h_r * 100
