@@ -83,13 +83,17 @@ def test_sampling_fractions_near_one(datasets):
 
 
 def test_sizes_on_both_sides_of_every_threshold():
-    ns = [make_dataset(s, max_n=100_000).n for s in range(1, 2001)]
+    from pysdc.parity._fuzz_data import dataset_size
+
+    assert all(dataset_size(s) == make_dataset(s).n for s in (1, 2, 3, 4, 9))
+    ns = [dataset_size(s, max_n=100_000) for s in range(1, 2001)]  # the full run's seeds
     assert min(ns) >= 20 and max(ns) <= 100_000
     assert np.mean(np.array(ns) <= 200) > 0.6  # mostly small
     for t in (600, 1500, 5000):
         assert any(t - 3 <= n < t for n in ns) and any(t <= n <= t + 3 for n in ns), t
     assert any(n > 20_000 for n in ns)
-    assert max(make_dataset(s, max_n=500).n for s in range(1, 300)) <= 500
+    assert max(dataset_size(s, max_n=500) for s in range(1, 300)) <= 500
+    assert make_dataset(next(s for s in range(1, 2001) if dataset_size(s) > 500), max_n=500).n == 500
 
 
 def test_near_collinear_numeric_sets(datasets):
@@ -106,6 +110,20 @@ def test_near_collinear_numeric_sets(datasets):
 def test_masked_copy_has_the_same_shape(datasets):
     for d in datasets[:50]:
         assert d.x.shape == d.xm.shape and list(d.x.columns) == list(d.xm.columns) and len(d.x) == d.n
+
+
+def test_fuzz_divergences_explain_calls_of_the_committed_run():
+    """Each divergences.json entry for the tester explains calls of parity_reports/fuzz.json (and only there)."""
+    from pysdc.parity import load_divergences, reference_dir
+
+    divs = [d for d in load_divergences() if d.get("applies_to") == "fuzz"]
+    path = reference_dir().parent / "parity_reports" / "fuzz.json"
+    if not path.exists():
+        pytest.skip("no committed differential-tester result (parity_reports/fuzz.json)")
+    doc = json.loads(path.read_text())
+    for d in divs:
+        assert d["case"].startswith("fuzz:") and d["reason"].strip()
+        assert any(r["reason"] == d["reason"] for r in doc["explained"]), d["case"]
 
 
 # ------------------------------------------------------------------------------------------ classification
@@ -157,12 +175,17 @@ def test_runs_over_consecutive_seeds_merge(tmp_path):
     b = summarize([FuzzOutcome(3, "freqCalc", "w", {}, "mismatch", field="n1", max_abs=1.0, max_rel=0.5),
                    FuzzOutcome(4, "dRisk", "", {}, "both-refused")], n=2, seed=3, max_n=100, seconds=5.0,
                   sdcmicro="5.8.0")
-    m = merge([b, a])
+    m = merge([b, a], divergences=[])
     assert m["header"]["datasets"] == 4 and m["header"]["base_seed"] == 1
     assert m["totals"] == {"calls": 4, "agree": 1, "both-refused": 1, "explained": 0, "mismatch": 2}
     assert m["counts"]["freqCalc"]["calls"] == 2 and m["counts"]["freqCalc"]["mismatch"] == 1
     assert [r["seed"] for r in m["mismatches"]] == [2, 3]
     assert m["classes"]["modRisk-IPF-join"]["seed"] == 2 and m["classes"]["unclassified"]["seed"] == 3
+    ex = merge([a, b], divergences=[{"case": "fuzz:modRisk:IPF:*", "applies_to": "fuzz", "reason": "why"},
+                                    {"case": "fuzz:freqCalc:*", "applies_to": "live", "reason": "not the tester's"}])
+    assert ex["totals"]["explained"] == 1 and ex["totals"]["mismatch"] == 1
+    assert ex["counts"]["modRisk"]["explained"] == 1 and ex["explained"][0]["reason"] == "why"
+    assert "modRisk-IPF-join" not in ex["classes"]
     c = summarize([], n=1, seed=9, max_n=100, seconds=1.0, sdcmicro="5.8.0")
     with pytest.raises(ValueError, match="consecutive"):
         merge([a, c])

@@ -144,6 +144,9 @@ def test_divergences_registry_is_well_formed():
     ids = [c.id for c in CASES]
     for d in DIVERGENCES:
         assert d["reason"].strip()
+        if d.get("applies_to") == "fuzz":  # the differential tester's (checked in tests/test_parity_fuzz.py)
+            assert d["case"].startswith("fuzz:")
+            continue
         assert d.get("applies_to", "native") in ("native", "live", "both", "unseeded")
         assert any(_parity.divergence_for(i, [d], d.get("applies_to", "native")) for i in ids), d["case"]
 

@@ -127,6 +127,8 @@ def variants(ds: FuzzData, rng: np.random.Generator) -> list:
         out.append(("ldiversity", "l2", {"keyVars": keys, "ldiv_index": [ds.sensitive], "l_recurs_c": 2}, "data"))
     frac = float(rng.choice([0.01, 0.1]))
     out.append(("suda2", f"dis{frac:g}", {"variables": keys, "DisFraction": frac}, "data"))
+    # the numbers alone (scores, contributions), without the registry hook's level labels
+    out.append(("suda2", f"dis{frac:g}/numbers", {"variables": keys, "DisFraction": frac}, "data"))
     k = int(rng.choice([2, 3, 5]))
     weighted = bool(w) and bool(rng.random() < 0.5)
     out.append(("kAnon_violations", f"k{k}" + ("-weighted" if weighted else ""),
@@ -202,8 +204,38 @@ def _outcome(ds, measure, variant, args, native, bridge, diffs_fn, divergences, 
     return o
 
 
+def _suda2_numbers(fn, data, args) -> dict:
+    r = fn(data, list(args["variables"]), dis_fraction=args["DisFraction"])
+    ac = r.attribute_contributions
+    return {"score": np.asarray(r.score, dtype=float), "dis_score": np.asarray(r.dis_score, dtype=float),
+            **{f"contribution_percent.{k}": r.contribution_percent[k].to_numpy(dtype=float)
+               for k in args["variables"]},
+            "attribute_contributions": dict(zip((str(v) for v in ac["variable"]),
+                                                ac["contribution"].to_numpy(dtype=float)))}
+
+
+def _suda2_numbers_diffs(a: dict, b: dict) -> list:
+    c: list = []
+    for k, e in b.items():
+        if k == "attribute_contributions":
+            names = sorted(e)
+            if sorted(a[k]) != names:
+                c.append(compare_arrays(k, tolerance_for("suda2", k), np.array([0.0]), np.array([np.nan])))
+                continue
+            e, got = np.array([e[n] for n in names]), np.array([a[k][n] for n in names])
+        else:
+            got = a[k]
+        c.append(compare_arrays(k, tolerance_for("suda2", k.split(".")[0]), e, got))
+    return c
+
+
 def _run_measure(ds, spec, native_mod, bridge_mod, divergences) -> FuzzOutcome:
     r_name, variant, args, kind = spec
+    if r_name == "suda2" and variant.endswith("/numbers"):
+        t0 = time.perf_counter()
+        native = _call(lambda: _suda2_numbers(native_mod.suda2, ds.data, args))
+        bridge = _call(lambda: _suda2_numbers(bridge_mod.suda2, ds.data, args))
+        return _outcome(ds, r_name, variant, args, native, bridge, _suda2_numbers_diffs, divergences, t0)
     entry = by_r_name(r_name)
     inputs = {"data": ds.data} if kind == "data" else {"x": ds.x, "xm": ds.xm}
     expected_in = None
@@ -337,14 +369,16 @@ def _problem(ds: FuzzData, native_mod, bridge_mod, divergences) -> list:
     return outs
 
 
-def run_dataset(ds: FuzzData, divergences=(), *, native_mod=None, bridge_mod=None, problem: bool = True) -> list:
-    """Every comparison on one data set: a list of :class:`FuzzOutcome`."""
+def run_dataset(ds: FuzzData, divergences=(), *, native_mod=None, bridge_mod=None, problem: bool = True,
+                measures=None) -> list:
+    """Every comparison on one data set (or those of ``measures``, sdcMicro names): a list of :class:`FuzzOutcome`."""
     if native_mod is None:
         import pysdc as native_mod
     if bridge_mod is None:
         import pysdc.r as bridge_mod
     rng = np.random.default_rng([ds.seed, 1])  # the variants' own stream: the data set stays seed-only
-    outs = [_run_measure(ds, spec, native_mod, bridge_mod, divergences) for spec in variants(ds, rng)]
+    outs = [_run_measure(ds, spec, native_mod, bridge_mod, divergences) for spec in variants(ds, rng)
+            if measures is None or spec[0] in measures]
     if problem:
         outs += _problem(ds, native_mod, bridge_mod, divergences)
     return outs

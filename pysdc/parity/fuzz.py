@@ -343,17 +343,18 @@ def _one(args) -> list:
     from ._fuzz_data import make_dataset
     from ._fuzz_run import run_dataset
 
-    seed, max_n, problem = args
+    seed, max_n, problem, measures = args
     if "divergences" not in _WORKER:
         _WORKER["divergences"] = load_divergences()
-    return run_dataset(make_dataset(seed, max_n=max_n), _WORKER["divergences"], problem=problem)
+    return run_dataset(make_dataset(seed, max_n=max_n), _WORKER["divergences"], problem=problem,
+                       measures=measures)
 
 
 _WORKER: dict = {}
 
 
 def run(n: int, seed: int = 1, max_n: int = 100_000, *, progress=None, problem: bool = True,
-        checkpoint=None, jobs: int = 1) -> dict:
+        checkpoint=None, jobs: int = 1, measures=None) -> dict:
     """Run ``n`` data sets (seeds ``seed .. seed + n - 1``) and return the result document.
 
     ``jobs > 1`` runs the data sets in that many worker processes (each starts its own R); the
@@ -362,7 +363,7 @@ def run(n: int, seed: int = 1, max_n: int = 100_000, *, progress=None, problem: 
     version = _check_bridge()
     outcomes: list = []
     t0 = time.perf_counter()
-    tasks = [(seed + i, max_n, problem) for i in range(n)]
+    tasks = [(seed + i, max_n, problem, measures) for i in range(n)]
     pool = None
     if jobs > 1:
         import multiprocessing
@@ -406,6 +407,8 @@ def main(argv=None) -> int:
     p.add_argument("--output", default="parity_reports/fuzz",
                    help="writes OUTPUT.json and OUTPUT.md (default parity_reports/fuzz)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes, each with its own R (default 1)")
+    p.add_argument("--measures", nargs="+", metavar="RNAME",
+                   help="only these sdcMicro functions (e.g. suda2), without the problem object")
     p.add_argument("--merge", nargs="+", metavar="JSON",
                    help="merge the result files of runs over consecutive seed ranges into OUTPUT")
     p.add_argument("--recheck", action="store_true",
@@ -432,7 +435,8 @@ def main(argv=None) -> int:
             print(f"merged {len(a.merge)} runs ({doc['header']['datasets']} data sets): wrote {js} and {md}")
             return 0
         doc = run(a.n, a.seed, a.max_n, progress=lambda s: print(s, file=sys.stderr, flush=True),
-                  checkpoint=lambda d: write_results(d, a.output), jobs=a.jobs)
+                  checkpoint=lambda d: write_results(d, a.output), jobs=a.jobs,
+                  measures=set(a.measures) if a.measures else None, problem=not a.measures)
     except RNotAvailableError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
