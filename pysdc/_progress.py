@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-__all__ = ["Progress", "progress_display", "stage", "peak_rss", "AFTER", "HEARTBEAT"]
+__all__ = ["Progress", "progress_display", "stage", "watch", "peak_rss", "AFTER", "HEARTBEAT"]
 
 #: seconds of work before the first line (a run that ends sooner prints nothing)
 AFTER = 2.0
@@ -74,6 +74,7 @@ class Progress:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.probes: list = []  # callables giving the running query's percentage (DuckDB's query_progress)
 
     # the display
 
@@ -95,8 +96,10 @@ class Progress:
             self.pending = []
 
     def __call__(self, what: str) -> None:
-        """A new stage starts."""
+        """A new stage starts (the same name again, e.g. one measure for several k, continues it)."""
         with self._lock:
+            if what == self.current:
+                return
             now = time.perf_counter()
             self.current, self.since = what, now
             if self.quiet:
@@ -120,8 +123,20 @@ class Progress:
                         last = now
                     continue
                 if self.current is not None and now - max(last, self.since) >= self.heartbeat:
-                    self._print(f"still {self.current} ({now - self.since:.0f} s in this stage)")
+                    pct = self._percent()
+                    self._print(f"still {self.current} ({now - self.since:.0f} s in this stage"
+                                + (f"; the running query {pct:.0f} % done" if pct is not None else "") + ")")
                     last = now
+
+    def _percent(self) -> float | None:
+        for probe in self.probes:
+            try:
+                p = probe()
+            except Exception:  # a closed connection, an engine without it: no percentage
+                continue
+            if p is not None and 0 <= p <= 100:
+                return float(p)
+        return None
 
     # the block
 
@@ -147,6 +162,14 @@ def stage(what: str) -> None:
     p = _CURRENT.get()
     if p is not None:
         p(what)
+
+
+def watch(probe) -> None:
+    """Give the display a ``probe()`` returning the running query's percentage done (0-100, else -1 or None),
+    shown in the heartbeat lines; a no-op outside a display."""
+    p = _CURRENT.get()
+    if p is not None and not p.quiet and probe not in p.probes:
+        p.probes.append(probe)
 
 
 def progress_display(args) -> contextlib.AbstractContextManager:

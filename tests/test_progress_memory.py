@@ -62,6 +62,24 @@ def test_progress_heartbeat_during_one_long_stage():
     assert "still one long query" in buf.getvalue()
 
 
+def test_progress_heartbeat_shows_the_running_querys_percentage():
+    buf = io.StringIO()
+    with Progress(stream=buf, after=0.0, heartbeat=0.3) as p:
+        _progress.watch(lambda: -1.0)  # DuckDB's "no query running": skipped
+        _progress.watch(lambda: 42.4)
+        p("grouping")
+        time.sleep(1.6)
+    assert "the running query 42 % done" in buf.getvalue()
+
+
+def test_progress_same_stage_again_is_one_line():
+    buf = io.StringIO()
+    with Progress(stream=buf, after=0.0, heartbeat=60) as p:
+        for _ in range(6):
+            p("kAnon_violations")
+    assert buf.getvalue().count("kAnon_violations") == 1
+
+
 def test_progress_quiet_prints_nothing():
     buf = io.StringIO()
     with Progress(stream=buf, quiet=True, after=0.0, heartbeat=0.1) as p:
@@ -87,8 +105,10 @@ def small(tmp_path):
 def test_cli_risk_shows_stages_and_quiet_silences_them(small, monkeypatch, capsys, engine):
     pytest.importorskip("duckdb")
     monkeypatch.setattr(_progress, "AFTER", 0.0)
-    assert main(["risk", small, "--keys", "a,b,c", "--weight", "w", "--engine", engine, "--no-suda"]) == 0
-    err = capsys.readouterr().err
+    assert main(["risk", small, "--keys", "a,b,c", "--weight", "w", "--engine", engine, "--no-suda", "--json"]) == 0
+    cap = capsys.readouterr()
+    json.loads(cap.out)  # stdout holds the report only (DuckDB's own progress bar never prints)
+    err = cap.err
     assert "measure_risk" in err
     if engine == "duckdb":
         assert "grouping the records by a, b, c" in err

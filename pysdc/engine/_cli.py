@@ -221,8 +221,14 @@ def _scan(path: str, args, label: str):
                                                                                    "--text") or (),
                "schema": schema}
     try:
-        return scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit,
-                    **duckdb_settings(args.memory_limit) if engine == "duckdb" else {}, **reading)
+        s = scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit,
+                 **duckdb_settings(args.memory_limit) if engine == "duckdb" else {}, **reading)
+        con = getattr(s.table(), "con", None) if engine == "duckdb" else None
+        if con is not None:  # the heartbeat shows how far the running query is
+            from .._progress import watch
+
+            watch(con.query_progress)
+        return s
     except ImportError:
         raise InvalidParameterError(f"--engine {engine} needs the {engine} package: pip install "
                                     f"'pysdc-measures[{engine}]'.") from None

@@ -273,7 +273,10 @@ def _open_source(s: Scan) -> _Backend:
         con = _CONNECTIONS.get(key)
         if con is None:  # scans with the same settings share a connection, so that they can be joined
             con = _CONNECTIONS[key] = duckdb.connect(config=config)
-            con.execute("SET enable_progress_bar = false")  # pysdc reports its own progress on stderr
+            # pysdc reports its own progress on stderr (pysdc._progress): DuckDB tracks a query's progress for
+            # query_progress() but prints nothing
+            con.execute("SET enable_progress_bar = true")
+            con.execute("SET enable_progress_bar_print = false")
         if s.format == "parquet":
             return DuckTable(con.sql(f"SELECT * FROM {_read_parquet(s.source)}"), id=s.id, con=con, files=s.source)
         from ._csv import duckdb_csv
