@@ -94,8 +94,14 @@ FROM_ARRAY = "pysdc_from_array"
 def check_frame(name: str, data, *, allow_array: bool = False) -> pd.DataFrame:
     """Return ``data`` as a DataFrame; NumPy 2-d arrays only if ``allow_array``.
 
-    Arrays get the column names ``V1``, ``V2``, ... as R's ``as.data.frame`` would.
+    Arrays get the column names ``V1``, ``V2``, ... as R's ``as.data.frame`` would. A Polars
+    DataFrame / LazyFrame, a PyArrow table or an object with ``__arrow_c_stream__`` becomes the
+    pandas DataFrame pysdc's Parquet reader would make of it (:mod:`pysdc._interchange`).
     """
+    if not isinstance(data, (pd.DataFrame, np.ndarray)):
+        from ._interchange import as_frame
+
+        data = as_frame(name, data)
     if isinstance(data, pd.DataFrame):
         if data.columns.duplicated().any():
             dup = list(data.columns[data.columns.duplicated()].unique())
@@ -116,7 +122,8 @@ def check_frame(name: str, data, *, allow_array: bool = False) -> pd.DataFrame:
         frame = pd.DataFrame(data, columns=[f"V{i + 1}" for i in range(data.shape[1])])
         frame.attrs[FROM_ARRAY] = True  # columns (and records) are matched by position
         return frame
-    kinds = "a pandas DataFrame or a numeric 2-d NumPy array" if allow_array else "a pandas DataFrame"
+    kinds = ("a pandas DataFrame or a numeric 2-d NumPy array" if allow_array else "a pandas DataFrame") + \
+        " (or a Polars DataFrame, a PyArrow Table ...)"
     raise InvalidParameterError(f"{name} must be {kinds}; got {type(data).__name__}.")
 
 
@@ -439,6 +446,18 @@ def _has_foreign_frame(params: dict, arguments: dict) -> bool:
     return False
 
 
+def _pandas_frames(params: dict, arguments: dict) -> dict:
+    """``arguments`` with every Polars / Arrow table of a frame argument converted to pandas."""
+    from ._interchange import is_interchange, to_pandas
+
+    out = None
+    for name, constraint in params.items():
+        if isinstance(constraint, Frame) and is_interchange(arguments.get(name)):
+            out = dict(arguments) if out is None else out
+            out[name] = to_pandas(name, arguments[name])
+    return arguments if out is None else out
+
+
 def validate_params(params: dict):
     """Decorator: validate a public function's arguments from declared constraints.
 
@@ -461,10 +480,12 @@ def validate_params(params: dict):
             except TypeError:
                 # an SdcProblem in place of the data may supply what is missing (key_vars, ...)
                 bound = sig.bind_partial(*args, **kwargs)
-                if not _has_foreign_frame(params, bound.arguments):
+                if not _has_foreign_frame(params, _pandas_frames(params, bound.arguments)):
                     raise
             bound.apply_defaults()
-            arguments = bound.arguments
+            # a Polars / Arrow table becomes pandas here, before an SdcProblem in the other frame argument
+            # is adapted (pysdc._interchange); engines' tables stay as they are
+            arguments = _pandas_frames(params, bound.arguments)
             if _foreign_adapter is not None and _has_foreign_frame(params, arguments):
                 # an SdcProblem / SdcObj, a DuckDB relation, a Spark DataFrame or a lazy scan in place
                 # of a frame: the installed adapter (pysdc._adapters.adapt) decides

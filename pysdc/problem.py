@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import InvalidParameterError, PysdcError
+from ._interchange import as_frame
 from ._results import _Repr
 from ._types import r_class
 from ._validation import user_stacklevel
@@ -458,7 +459,9 @@ class SdcProblem:
     Parameters
     ----------
     data : pandas.DataFrame
-        The original microdata, one record per row (not copied: do not modify it afterwards).
+        The original microdata, one record per row (not copied: do not modify it afterwards). A Polars
+        DataFrame or LazyFrame, a PyArrow Table or any object with ``__arrow_c_stream__`` is converted to
+        pandas as pysdc reads a Parquet file (:attr:`data` is then that pandas DataFrame).
     key_vars : str or list of str
         Categorical key variables (quasi-identifiers; sdcMicro's ``keyVars``).
     num_vars : list of str, optional
@@ -527,6 +530,7 @@ class SdcProblem:
 
     def __init__(self, data, key_vars, *, num_vars=(), w=None, hid=None, strata=None, sensitive=(),
                  collation: str = DEFAULT_COLLATION):
+        data = as_frame("data", data)  # a Polars / Arrow table as pandas (pysdc._interchange)
         spec = _validate(data, key_vars, num_vars, w, hid, strata, sensitive)
         self._sdc = as_sdc_keys(data, spec["key_vars"], collation=collation)
         self._collation = collation
@@ -582,6 +586,7 @@ class SdcProblem:
     def _masked(self, masked, *, need=None) -> pd.DataFrame:
         if isinstance(masked, SdcProblem):
             masked = masked.data
+        masked = as_frame("masked", masked)  # a Polars / Arrow table as pandas
         if not isinstance(masked, pd.DataFrame):
             raise InvalidParameterError(f"masked must be a pandas DataFrame (or an SdcProblem); got "
                                         f"{type(masked).__name__}.")
