@@ -41,7 +41,8 @@ CLASSES = (
     ("suda2-labels-hook-text-key",
      "the registry's suda2 parity hook (suda2_r_labels, pysdc/_registry/_toolbox.py) cannot label a text "
      "(character) key after a non-factor first key: float('West') raises a raw ValueError, so the native side "
-     "counts as refused; pysdc.suda2 itself returns a result (its numbers are not compared here)",
+     "counts as refused; pysdc.suda2 itself returns a result (variant '/numbers' compares its numbers without "
+     "the hook)",
      "suda2", "*", (), "could not convert string to float", "*"),
     ("suda2-labels-hook",
      "suda2's attribute_level_contributions: the level labels the registry's parity hook (suda2_r_labels) "
@@ -183,7 +184,8 @@ def merge(docs, divergences=None) -> dict:
     header = dict(docs[0]["header"])
     header["datasets"] = sum(d["header"]["datasets"] for d in docs)
     header["seconds"] = round(max(d["header"]["seconds"] for d in docs), 1)
-    header["parts"] = [{k: d["header"][k] for k in ("base_seed", "datasets", "seconds")} for d in docs]
+    if len(docs) > 1:
+        header["parts"] = [{k: d["header"][k] for k in ("base_seed", "datasets", "seconds")} for d in docs]
     counts: dict = {}
     for d in docs:
         for m, c in d["counts"].items():
