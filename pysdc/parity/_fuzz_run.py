@@ -13,10 +13,10 @@ A failure on one side only is a mismatch; both sides refusing is agreement.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 import warnings
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -280,7 +280,6 @@ def _problem(ds: FuzzData, native_mod, bridge_mod, divergences) -> list:
             "sensitive": [ds.sensitive] if ds.sensitive else []}
     args = {"keyVars": ds.keys, "numVars": spec["num_vars"], "weightVar": ds.w, "hhId": ds.hid,
             "sensibleVar": spec["sensitive"]}
-    t0 = time.perf_counter()
     prob, eprob = _call(lambda: native_mod.SdcProblem(data, ds.keys, **spec).risk())
     sdc, esdc = _call(lambda: bridge_mod.SdcObj.create(data, ds.keys, **spec))
     outs = []
