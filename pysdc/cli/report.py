@@ -5,7 +5,20 @@ from __future__ import annotations
 import sys
 
 from .._errors import InvalidParameterError
-from ._common import UsageError, Warnings, add_type_flags, declare, load, parse_ordered, split_names
+from ._common import (
+    FORMATS,
+    UsageError,
+    Warnings,
+    add_alias,
+    add_names_flag,
+    add_type_flags,
+    declare,
+    load,
+    parse_ordered,
+    rescue_positionals,
+    split_names,
+    warn_same_file,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -26,15 +39,16 @@ def add_parser(sub) -> None:
                     "guide's plots (with matplotlib). Every number says whether it is sdcMicro's or a "
                     "literature measure.",
     )
-    r.add_argument("original", nargs="?", metavar="ORIG", help="original data (.csv, .csv.gz, .parquet)")
+    r.add_argument("original", nargs="?", metavar="ORIGINAL", help=f"original data ({FORMATS})")
     r.add_argument("masked", nargs="?", metavar="MASKED", help="masked data, same records in the same order")
     r.add_argument("--demo", action="store_true", help="use pysdc's demo data (original and masked)")
-    r.add_argument("--keys", metavar="A,B,C", help="categorical key variables (keyVars)")
-    r.add_argument("--num", metavar="A,B", help="numeric key variables (numVars)")
+    add_names_flag(r, "--keys", "categorical key variables (keyVars)")
+    add_names_flag(r, "--numeric", "numeric (continuous) variables (numVars)")
+    add_alias(r, "--num", "--numeric", "numeric", nargs="+")
     r.add_argument("--weight", metavar="W", help="sampling weight column (weightVar)")
     r.add_argument("--hid", metavar="H", help="household id column (hhId)")
     r.add_argument("--strata", metavar="S", help="strata column (strataVar)")
-    r.add_argument("--sensitive", metavar="A,B", help="sensitive variables for l-diversity (sensibleVar)")
+    add_names_flag(r, "--sensitive", "sensitive variables for l-diversity (sensibleVar)")
     r.add_argument("--output", "-o", metavar="FILE", default="report.html",
                    help="where to write the report, a .html or .htm file (default report.html); never over an "
                         "input, and only once complete (a temporary file beside it, then renamed)")
@@ -52,8 +66,12 @@ def add_parser(sub) -> None:
     r.add_argument("--random-state", type=int, metavar="N",
                    help="seed for robeigen's and dRiskRMD's random subsets and bootstrap intervals")
     r.add_argument("--top", type=int, default=10, metavar="N", help="riskiest combinations listed (default 10)")
+    r.add_argument("--k", type=int, default=3, metavar="K",
+                   help="the verdict's k-anonymity: every key combination shared by at least K records (default 3)")
+    r.add_argument("--max-global-risk", type=float, default=0.01, metavar="R",
+                   help="target of the global risk the verdict compares with, in (0, 1) (default 0.01)")
     r.add_argument("--no-plots", action="store_true", help="no figures (tables only)")
-    r.add_argument("--schema", metavar="S", help="schema JSON of ORIG (default: its sidecar, if any)")
+    r.add_argument("--schema", metavar="S", help="schema JSON of ORIGINAL (default: its sidecar, if any)")
     r.add_argument("--masked-schema", metavar="S", help="schema JSON of MASKED (default: its sidecar, else --schema)")
     from .risk import add_collation_flag
 
@@ -70,17 +88,18 @@ def run(args, out) -> int:
     from ..report._html import write_report
 
     ws = Warnings()
+    rescue_positionals(args, ["original", "masked"], ["keys", "numeric", "sensitive"])
     regression, where = args.regression, args.regression_where
     if args.demo:
         if args.original or args.masked:
-            raise UsageError("give either --demo or the files ORIG [MASKED], not both.")
+            raise UsageError("give either --demo or the files ORIGINAL [MASKED], not both.")
         from ..datasets import demo_path
 
         orig_path, masked_path = str(demo_path(False)), str(demo_path(True))
         shown = {"original": f"{demo_path(False).name} (pysdc's demo data)",
                  "masked": f"{demo_path(True).name} (pysdc's demo data)"}
         keys = split_names(args.keys, "--keys") or list(_DEMO["keys"])
-        num = split_names(args.num, "--num") if args.num is not None else list(_DEMO["num"])
+        num = split_names(args.numeric, "--numeric") if args.numeric is not None else list(_DEMO["num"])
         weight = args.weight if args.weight is not None else _DEMO["weight"]
         hid = args.hid if args.hid is not None else _DEMO["hid"]
         sensitive = split_names(args.sensitive, "--sensitive") if args.sensitive is not None else list(_DEMO["sensitive"])
@@ -88,17 +107,21 @@ def run(args, out) -> int:
             regression, where = _DEMO["regression"], where or _DEMO["regression_where"]
     else:
         if not args.original:
-            raise UsageError("report needs a file ORIG (and optionally MASKED), or --demo.")
+            raise UsageError("report needs a file ORIGINAL (and optionally MASKED), or --demo.")
         orig_path, masked_path = args.original, args.masked
         shown = {"original": orig_path, "masked": masked_path}
         keys = split_names(args.keys, "--keys")
         if keys is None:
             raise UsageError("report needs the key variables: --keys a,b,c.")
-        num = split_names(args.num, "--num") or []
+        num = split_names(args.numeric, "--numeric") or []
         weight, hid = args.weight, args.hid
         sensitive = split_names(args.sensitive, "--sensitive") or []
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more; got {args.top}.")
+    if args.k < 1:
+        raise UsageError(f"--k must be 1 or more; got {args.k}.")
+    if not 0 < args.max_global_risk < 1:
+        raise UsageError(f"--max-global-risk must be in (0, 1); got {args.max_global_risk}.")
     if args.random_state is not None and args.random_state < 0:
         raise UsageError(f"--random-state must be 0 or more; got {args.random_state}.")
     if regression and masked_path is None:
@@ -113,8 +136,8 @@ def run(args, out) -> int:
     categorical = split_names(args.categorical, "--categorical")
     ordered = parse_ordered(args.ordered)
     text = split_names(args.text, "--text")
-    x = load(orig_path, args.schema, "ORIG", ws, args.na, text=text)
-    x = declare(x, "ORIG", categorical, ordered)
+    x = load(orig_path, args.schema, "ORIGINAL", ws, args.na, text=text)
+    x = declare(x, "ORIGINAL", categorical, ordered)
     xm = None
     if masked_path is not None:
         masked_schema = args.masked_schema
@@ -125,9 +148,11 @@ def run(args, out) -> int:
                 masked_schema = args.schema
         xm = load(masked_path, masked_schema, "MASKED", ws, args.na, text=text)
         xm = declare(xm, "MASKED", categorical, ordered)
+        if not args.demo:
+            warn_same_file(orig_path, masked_path, "ORIGINAL and MASKED", "every information loss is 0", ws)
         if len(xm) != len(x):
             raise InvalidParameterError(
-                f"ORIG has {len(x)} records but MASKED has {len(xm)}; the report compares record by record (row i "
+                f"ORIGINAL has {len(x)} records but MASKED has {len(xm)}; the report compares record by record (row i "
                 "of one file with row i of the other), so both files must hold the same records in the same order."
             )
     try:
@@ -138,13 +163,14 @@ def run(args, out) -> int:
     with sigterm_as_exception():
         path = ws.run("report", write_report, problem, xm, out_path, title=args.title, regression=regression,
                       regression_where=where, estimates=args.estimate, random_state=args.random_state,
-                      plots=not args.no_plots, top=args.top, source=shown)
+                      plots=not args.no_plots, top=args.top, source=shown, k=args.k,
+                      max_global_risk=args.max_global_risk)
     print(f"wrote {path}", file=out)
     ws.emit(sys.stderr)
     return 0
 
 
-_FLAGS = (("key_vars", "--keys"), ("num_vars", "--num"), ("sensitive", "--sensitive"), ("w", "--weight"),
+_FLAGS = (("key_vars", "--keys"), ("num_vars", "--numeric"), ("sensitive", "--sensitive"), ("w", "--weight"),
           ("hid", "--hid"), ("strata", "--strata"))
 
 

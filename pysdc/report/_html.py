@@ -12,9 +12,17 @@ same numbers and summaries as ``pysdc risk``); each is computed once. Every tabl
 (``sdcMicro`` for the measures pysdc computes number-for-number with sdcMicro 5.8.0,
 ``literature`` for the native-only measures, ``pysdc`` for pysdc's summaries).
 
-Sections (HTML ids): ``specification``, ``risk``, ``risk-distribution``, ``riskiest``,
-``household``, ``suda2``, ``ldiversity``, ``utility``, ``utility-per-variable``, ``comparison``,
-``plots``, ``estimates``, ``provenance``, ``versions``, ``warnings``.
+Sections (HTML ids): ``verdict`` (first: k-anonymity at the chosen k, the global risk against its
+target, the riskiest combinations and the loss band, each with the rule that produced it),
+``specification``, ``risk``, ``risk-distribution``, ``riskiest``, ``household``, ``suda2``,
+``ldiversity``, ``utility``, ``utility-per-variable``, ``plots``, ``estimates``, ``provenance``,
+``versions``, ``warnings``.
+
+Each warning raised while the numbers were computed is shown next to the numbers it concerns (a
+flag in the row, the full message under the table) and again in the list at the end; values that are
+not finite, or negative where the measure cannot be, are flagged where they stand. A missing value
+reads ``NA`` everywhere (as R prints it). The layout wraps: a wide table scrolls inside its own box,
+never the page.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ SDCMICRO_REFERENCE = "5.8.0"
 
 #: every section of the report: (id, heading)
 SECTIONS = (
+    ("verdict", "Verdict"),
     ("specification", "Specification"),
     ("risk", "Risk summary"),
     ("risk-distribution", "Distribution of the individual risk"),
@@ -50,7 +59,6 @@ SECTIONS = (
     ("ldiversity", "l-diversity of the sensitive variables"),
     ("utility", "Information loss"),
     ("utility-per-variable", "Information loss per variable"),
-    ("comparison", "Before and after masking"),
     ("plots", "Original against masked: plots"),
     ("estimates", "Estimates and regressions before and after"),
     ("provenance", "Where the numbers come from"),
@@ -59,27 +67,39 @@ SECTIONS = (
 )
 
 _CSS = """
+*,*::before,*::after{box-sizing:border-box}
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#1b1f23;
-background:#fafbfc;line-height:1.45}
+background:#fafbfc;line-height:1.45;overflow-wrap:break-word}
 header{background:#24292e;color:#fff;padding:1.2em 2em}header h1{margin:0;font-size:1.6em}
 header p{margin:.3em 0 0;color:#d1d5da}
-nav{background:#fff;border-bottom:1px solid #e1e4e8;padding:.5em 2em;font-size:.9em}
-nav a{margin-right:1em;color:#0366d6;text-decoration:none;white-space:nowrap}
+nav{background:#fff;border-bottom:1px solid #e1e4e8;padding:.5em 2em;font-size:.9em;display:flex;flex-wrap:wrap;
+gap:.2em 1.1em}
+nav a{color:#0366d6;text-decoration:none}
 main{max-width:1150px;margin:0 auto;padding:1em 2em 3em}
-section{background:#fff;border:1px solid #e1e4e8;border-radius:6px;padding:.6em 1.4em 1.2em;margin:1.2em 0}
+section{background:#fff;border:1px solid #e1e4e8;border-radius:6px;padding:.6em 1.4em 1.2em;margin:1.2em 0;
+min-width:0}
 h2{border-bottom:1px solid #eaecef;padding-bottom:.3em;font-size:1.3em}h3{font-size:1.05em;margin-top:1.3em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
-th,td{border:1px solid #dfe2e5;padding:.3em .6em;text-align:left;vertical-align:top}
+th,td{border:1px solid #dfe2e5;padding:.3em .6em;text-align:left;vertical-align:top;overflow-wrap:break-word}
 th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.long{min-width:16em}
 .badge{display:inline-block;font-size:.75em;padding:.1em .5em;border-radius:1em;white-space:nowrap}
 .src-sdcmicro{background:#dbedff;color:#032f62}.src-literature{background:#fff5b1;color:#735c0f}
 .src-pysdc{background:#e6ffed;color:#144620}
-.note{color:#586069;font-size:.9em}.warn{background:#fffbdd;border-left:4px solid #f9c513;padding:.4em .8em}
-.bar{display:inline-block;height:.9em;background:#1f77b4;vertical-align:middle}
+.note{color:#586069;font-size:.9em}.warn{background:#fffbdd;border-left:4px solid #f9c513;padding:.4em .8em;
+margin:.4em 0;font-size:.9em}
+.flag{display:inline-block;margin-left:.35em;padding:0 .4em;border-radius:.6em;background:#ffdce0;color:#86181d;
+font-size:.8em;font-weight:600;text-decoration:none;white-space:nowrap}
+.bar{display:inline-block;height:.9em;background:#1f77b4;vertical-align:middle;max-width:100%}
 .bar.masked{background:#d62728}
-figure{margin:.8em 0}figure img{max-width:100%;border:1px solid #eaecef}
+figure{margin:.8em 0;max-width:100%}figure img{max-width:100%;height:auto;border:1px solid #eaecef}
 figcaption{font-size:.85em;color:#586069}
-.scroll{overflow-x:auto}.grid{display:flex;flex-wrap:wrap;gap:1em}.grid figure{flex:1 1 480px}
+.scroll{overflow-x:auto;max-width:100%}.grid{display:flex;flex-wrap:wrap;gap:1em}
+.grid figure{flex:1 1 320px;min-width:0}
+.verdict{border-left:5px solid #959da5;padding:.3em .9em;margin:.7em 0;background:#f6f8fa}
+.verdict.ok{border-color:#28a745}.verdict.fail{border-color:#d73a49}.verdict.attention{border-color:#f9c513}
+.verdict h3{margin:.2em 0}.verdict p,.verdict ul{margin:.3em 0}.verdict .rule{color:#586069;font-size:.88em}
+.status{font-weight:600}.ok .status{color:#22863a}.fail .status{color:#cb2431}.attention .status{color:#b08800}
 """
 
 _SCRIPT = """window.addEventListener('load',function(){var im=document.images,ok=0;
@@ -102,7 +122,19 @@ def _badge(src: str) -> str:
     return f'<span class="badge src-{kind}" title="{_e(src)}">{label}</span>'
 
 
+def _missing(v) -> bool:
+    if v is None or v is pd.NA or v is pd.NaT:
+        return True
+    try:
+        return bool(isinstance(v, (float, np.floating)) and np.isnan(v))
+    except TypeError:
+        return False
+
+
 def _num(v, digits: int = 6) -> str:
+    """A number for the report: ``digits`` significant digits; a missing value (None, NaN, pd.NA) reads NA."""
+    if _missing(v):
+        return "NA"
     if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
         return str(int(v))
     if isinstance(v, str):
@@ -110,18 +142,29 @@ def _num(v, digits: int = 6) -> str:
     return _e(fmt(v, digits))
 
 
+def _text(v) -> str:
+    """A text cell: a missing value reads NA (as R prints it), like a missing number."""
+    return "NA" if _missing(v) else str(v)
+
+
+#: a text cell longer than this keeps a readable width (the table scrolls inside its box instead)
+_LONG_CELL = 60
+
+
 def _table(headers, rows, num_cols=()) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    # a header may break after an underscore (estimate_xm), so numbers keep the room
+    head = "".join(f"<th>{h.html if isinstance(h, _Raw) else _e(h).replace('_', '_<wbr>')}</th>" for h in headers)
     body = []
     for r in rows:
         cells = []
         for i, c in enumerate(r):
             if isinstance(c, _Raw):
-                cells.append(f"<td>{c.html}</td>")
+                cells.append(f'<td class="num">{c.html}</td>' if i in num_cols else f"<td>{c.html}</td>")
             elif i in num_cols:
                 cells.append(f'<td class="num">{_num(c)}</td>')
             else:
-                cells.append(f"<td>{_e('' if c is None else c)}</td>")
+                t = _text(c)
+                cells.append(f'<td class="long">{_e(t)}</td>' if len(t) > _LONG_CELL else f"<td>{_e(t)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
@@ -144,6 +187,106 @@ def _bar(value, top, *, masked=False, width=130) -> _Raw:
 
 def _note(text: str) -> str:
     return f'<p class="note">{_e(text)}</p>'
+
+
+# =============================================================================
+# warnings next to their numbers, and values that cannot be right
+
+#: the measure a warning concerns, by the function name its message starts with
+_TARGET_ALIASES = {"freq_calc": "measure_risk", "indiv_risk": "measure_risk", "measure_risk": "measure_risk",
+                   "k_anon_violations": "k_anon", "kAnon_violations": "k_anon", "suda2": "suda2",
+                   "ldiversity": "ldiversity", "d_risk": "d_risk", "d_risk_rmd": "d_risk_rmd",
+                   "il_correl": "il_correl", "il_variables": "il_variables", "il_continuous": "il_continuous",
+                   "il_categorical": "il_categorical", "hellinger": "hellinger", "gsil": "gsil",
+                   "il_entropy": "il_entropy", "compare_estimates": "compare_estimates", "gini": "compare_estimates",
+                   "ci_overlap": "compare_estimates", "compare_regression": "compare_regression",
+                   "d_utility": "d_utility"}
+#: ... and, when the message does not say, by where it was raised
+_WHERE_TARGETS = {"dRiskRMD": "d_risk_rmd", "dRisk": "d_risk", "kAnon_violations": "k_anon", "suda2": "suda2",
+                  "measure_risk": "measure_risk", "compare_estimates": "compare_estimates",
+                  "compare_regression": "compare_regression"}
+_PREFIX = re.compile(r"\s*(\w+)(?:\(method=['\"](\w+)['\"])?")
+
+
+def _target(where: str, message: str) -> str | None:
+    """The measure (``"d_utility.robeigen"``, ``"measure_risk"``, ...) a warning's message concerns."""
+    m = _PREFIX.match(message)
+    if m and m.group(1) in _TARGET_ALIASES:
+        t = _TARGET_ALIASES[m.group(1)]
+        return f"{t}.{m.group(2)}" if t == "d_utility" and m.group(2) else t
+    return _WHERE_TARGETS.get(where)
+
+
+class _Notes:
+    """The warnings caught while the report's numbers were computed, numbered once (in the order they came),
+    with the measure each concerns: :meth:`flags` marks a number, :meth:`boxes` prints the messages under the
+    table that holds it, :func:`_warnings` lists them all at the end."""
+
+    def __init__(self, caught: list):
+        self.caught = caught
+
+    def entries(self) -> list[dict]:
+        seen: dict = {}
+        for where, w in self.caught:
+            key = (w.category.__name__, str(w.message))
+            e = seen.setdefault(key, {"category": key[0], "message": key[1], "where": [], "targets": set()})
+            if where not in e["where"]:
+                e["where"].append(where)
+            t = _target(where, key[1])
+            if t:
+                e["targets"].add(t)
+        out = list(seen.values())
+        for i, e in enumerate(out, 1):
+            e["n"] = i
+        return out
+
+    def find(self, *targets) -> list[dict]:
+        want = {t for t in targets if t}
+        return [e for e in self.entries() if e["targets"] & want]
+
+    def flags(self, *targets) -> str:
+        return "".join(f'<a class="flag" href="#warning-{e["n"]}" data-warning="{e["n"]}" '
+                       f'title="{_e(_short(e["message"]))}">&#9888; warning {e["n"]}</a>' for e in self.find(*targets))
+
+    def boxes(self, *targets) -> str:
+        return "".join(f'<div class="warn" data-warning="{e["n"]}"><b>&#9888; warning {e["n"]}</b> '
+                       f'({_e(e["category"])}): {_e(e["message"])}</div>' for e in self.find(*targets))
+
+
+def _short(msg: str, n: int = 240) -> str:
+    msg = " ".join(msg.split())
+    return msg if len(msg) <= n else msg[: n - 1] + "\u2026"
+
+
+#: measures that cannot be negative (sums of absolute values, distances, shares, probabilities, counts)
+_NON_NEGATIVE = ("d_utility", "il_correl", "il_variables", "il_continuous", "il_categorical", "hellinger", "gsil",
+                 "il_entropy", "measure_risk", "k_anon", "d_risk", "d_risk_rmd", "suda2")
+
+
+def _oddity(v, target: str | None, why_undefined: str | None = None) -> str:
+    """A flag beside a value that is not finite, or negative where the measure cannot be ("" otherwise);
+    ``why_undefined``: the note that explains an NA where it stands (then it is not flagged)."""
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return ""
+    if np.isnan(f) and why_undefined:
+        return ""
+    if np.isnan(f):
+        text, title = "undefined", "NA: the measure is undefined here (see the warnings)."
+    elif np.isinf(f):
+        text, title = "not finite", "An infinite value: the measure is undefined here (see the warnings)."
+    elif f < 0 and target and target.split(".")[0] in _NON_NEGATIVE:
+        text, title = ("negative: impossible", "This measure cannot be negative (it adds up non-negative terms): "
+                       "the value is numerically meaningless (see the warnings).")
+    else:
+        return ""
+    return f'<span class="flag" data-oddity="{text}" title="{_e(title)}">&#9888; {text}</span>'
+
+
+def _val(v, notes: _Notes | None, target: str | None, digits: int = 6, why_undefined: str | None = None) -> _Raw:
+    """A value cell: the number, a flag when it cannot be right, and the flags of the warnings about it."""
+    return _Raw(_num(v, digits) + _oddity(v, target, why_undefined) + (notes.flags(target) if notes else ""))
 
 
 # =============================================================================
@@ -263,7 +406,7 @@ def _run_factory(pre: dict, caught: list):
 def html_report(problem, masked=None, *, title: str | None = None, regression: str | None = None,
                 regression_where: str | None = None, estimates=None, random_state: int | None = None,
                 plots: bool = True, top: int = 10,
-                source: dict | None = None) -> str:
+                source: dict | None = None, k: int = 3, max_global_risk: float = 0.01) -> str:
     """The HTML report of ``problem`` (and of ``masked``) as one self-contained document.
 
     Parameters
@@ -297,11 +440,22 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
         How many riskiest combinations / records to list.
     source : dict, optional
         ``{"original": path, "masked": path}`` to name the files.
+    k : int, default 3
+        The k of the verdict's k-anonymity (every key combination shared by at least k records).
+    max_global_risk : float, default 0.01
+        The target of the global risk (sdcMicro's measure_risk ``max_global_risk``): the verdict says
+        whether the global risk is at or below it, and the threshold is computed for it.
 
     Returns
     -------
     str
         The HTML document.
+
+    Warns
+    -----
+    PysdcWarning
+        Every distinct warning raised while the numbers were computed is raised again once the report is
+        built (the report also shows each next to the numbers it concerns and lists them at its end).
     """
     from .. import __version__, compare_estimates, compare_regression
     from ..problem import SdcProblem, origin
@@ -325,6 +479,14 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
             raise
         except PysdcError:
             pass  # a syntax error is reported in the estimates section, like a formula that cannot be fitted
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        from .._errors import InvalidParameterError
+
+        raise InvalidParameterError(f"k must be a whole number >= 1; got {k!r}.")
+    if not (isinstance(max_global_risk, (int, float, np.floating)) and 0 < float(max_global_risk) < 1):
+        from .._errors import InvalidParameterError
+
+        raise InvalidParameterError(f"max_global_risk must be a number in (0, 1); got {max_global_risk!r}.")
     keys, nums = problem.key_vars, problem.num_vars
     xm = None if masked is None else problem._masked(masked)
     figs = _Figures(plots)
@@ -333,9 +495,15 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
 
     with warnings.catch_warnings(record=True) as top_caught:
         warnings.simplefilter("always")
-        risk0 = problem.risk()
-        risk1 = problem.risk(data=xm) if xm is not None else None
-    caught.extend(("risk", w) for w in top_caught)
+        risk0 = problem.risk(max_global_risk=max_global_risk)
+    caught.extend(("risk (original)", w) for w in top_caught)
+    risk1 = None
+    if xm is not None:
+        with warnings.catch_warnings(record=True) as top_caught:
+            warnings.simplefilter("always")
+            risk1 = problem.risk(data=xm, max_global_risk=max_global_risk)
+        caught.extend(("risk (masked)", w) for w in top_caught)
+    notes = _Notes(caught)
 
     def model(r, d, xm_=None):
         pre = {"measure_risk": r.measure_risk}
@@ -343,7 +511,7 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
             pre["suda2"] = r.suda2
         return risk_report(d, keys, w=problem.w, hid=problem.hid, top=top, run=_run_factory(pre, caught),
                            suda=r.suda2 is not None, numeric=nums if (xm_ is not None and nums) else None,
-                           x=x, xm=xm_, random_state=random_state)
+                           x=x, xm=xm_, random_state=random_state, max_global_risk=max_global_risk)
 
     rep0 = model(risk0, x, xm)
     rep1 = model(risk1, xm) if xm is not None else None
@@ -357,7 +525,7 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
     parts = []
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = title or "Statistical disclosure control report"
-    nav = "".join(f'<a href="#{sid}">{_e(h)}</a>' for sid, h in SECTIONS)
+    nav = " ".join(f'<a href="#{sid}">{_e(h)}</a>' for sid, h in SECTIONS)
 
     # ---- specification
     spec_rows = [("key variables (keyVars)", ", ".join(keys)), ("numeric variables (numVars)", ", ".join(nums) or "-"),
@@ -390,7 +558,7 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
                                   "pysdc.SdcProblem(...).to_r() builds the same sdcMicroObj in R.")))
 
     # ---- risk summary
-    parts.append(_section("risk", _risk_summary(rep0, rep1)))
+    parts.append(_section("risk", _risk_summary(rep0, rep1, notes)))
     # ---- distribution
     ind0 = np.asarray(risk0.measure_risk.individual["risk"], dtype=float)
     ind1 = None if risk1 is None else np.asarray(risk1.measure_risk.individual["risk"], dtype=float)
@@ -400,7 +568,9 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
     parts.append(_section("risk-distribution", dist))
     # ---- riskiest combinations
     parts.append(_section("riskiest", _riskiest(x, keys, risk0.measure_risk.individual, top, problem.w)
-                          + "<h3>Riskiest records</h3>" + _top_table(rep0["top"], keys)))
+                          + "<h3>Riskiest records</h3>" + _top_table(rep0["top"], keys)
+                          + _note("One row per record: the record's number (1-based, as in R), its key values, "
+                                  "fk, Fk and risk (sdcMicro's measure_risk). A missing key value is shown as NA.")))
     # ---- household
     parts.append(_section("household", _household(rep0, rep1, problem.hid)))
     # ---- suda2
@@ -409,21 +579,20 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
         dm = None if risk1 is None or risk1.suda2 is None else np.asarray(risk1.suda2.dis_score, dtype=float)
         su += figs.img(lambda: _suda_hist(np.asarray(risk0.suda2.dis_score, dtype=float), dm),
                        "DIS-SUDA scores of the records with a score above 0 (sdcMicro's suda2).", "SUDA2 scores")
-    parts.append(_section("suda2", su))
+    parts.append(_section("suda2", notes.boxes("suda2") + su))
     # ---- l-diversity
-    parts.append(_section("ldiversity", _ldiv(risk0, risk1)))
+    parts.append(_section("ldiversity", notes.boxes("ldiversity") + _ldiv(risk0, risk1)))
     # ---- utility
     if putil is None:
         parts.append(_section("utility", _note("No masked file was given: information loss compares a masked file "
                                                "with the original (problem.report(masked) or pysdc report ORIG MASKED).")))
         parts.append(_section("utility-per-variable", _note("No masked file was given.")))
-        parts.append(_section("comparison", _note("No masked file was given.")))
         parts.append(_section("plots", _note("No masked file was given.")))
         parts.append(_section("estimates", _note("No masked file was given.")))
     else:
-        parts.append(_section("utility", _utility(putil)))
+        parts.append(_section("utility", _utility(putil, notes)))
         pv = putil.per_variable()
-        body = _per_variable(pv)
+        body = _per_variable(pv, notes)
         if figs.on and not pv.empty:
             for cols, what in ((["il_variables", "hellinger"], "il_variables (sdcMicro) and Hellinger distance "
                                 "(literature), 0 = unchanged"), (["direct", "il_entropy"],
@@ -433,21 +602,24 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
                 if not sub.empty:
                     body += figs.img(lambda s=sub, w=what: _bars(s.fillna(0.0), w), what, f"bar chart: {what}")
         parts.append(_section("utility-per-variable", body))
-        from ..problem import ProblemComparison
-
-        cmp_frame = ProblemComparison(original=risk0, masked=risk1, utility=putil).to_frame()
-        parts.append(_section("comparison", _comparison(cmp_frame)))
         parts.append(_section("plots", _plots(x, xm, keys, nums, figs)))
         parts.append(_section("estimates", _estimates(x, xm, problem, nums, estimates, regression, regression_where,
                                                       random_state,
-                                                      figs, caught, compare_estimates, compare_regression)))
+                                                      figs, caught, compare_estimates, compare_regression,
+                                                      notes)))
 
     # ---- provenance
     parts.append(_section("provenance", _provenance(origin)))
     # ---- versions
     parts.append(_section("versions", _versions(__version__)))
     # ---- warnings
-    parts.append(_section("warnings", _warnings(caught)))
+    parts.append(_section("warnings", _warnings(notes)))
+    # ---- the verdict, first (built last: every warning is in by now)
+    judged = xm if xm is not None else x
+    judged_risk = risk1 if risk1 is not None else risk0
+    parts.insert(0, _section("verdict", _verdict(rep1 or rep0, judged, keys, judged_risk.measure_risk.individual,
+                                                 putil, k, notes, masked=xm is not None)))
+    _rewarn(notes)
     missing = f'<p class="warn">{_e(figs.missing)}</p>' if figs.missing and plots else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{_e(title)}</title>"
@@ -479,49 +651,65 @@ def _section(sid: str, body: str) -> str:
 # section bodies
 
 
-def _risk_summary(rep0: dict, rep1: dict | None) -> str:
+def _change(a, b):
+    try:
+        a, b = float(a), float(b)
+    except (TypeError, ValueError):
+        return None
+    return b - a if np.isfinite(a) and np.isfinite(b) else None
+
+
+def _risk_summary(rep0: dict, rep1: dict | None, notes: _Notes) -> str:
     prov = rep0["provenance"]
     g0 = rep0["global"]
     g1 = rep1["global"] if rep1 else None
     rows = []
 
-    def add(label, key, src, digits=6):
-        a = g0[key]
-        b = g1[key] if g1 else None
-        rows.append([label, _Raw(_num(a, digits)), _Raw(_num(b, digits)) if g1 else _Raw(""), _Raw(_badge(src))])
+    def add(label, a, b, target, src, digits=6, why=None):
+        row = [_Raw(_e(label) + notes.flags(target)), _val(a, None, target, digits, why)]
+        if rep1:
+            row += [_val(b, None, target, digits, why), _Raw(_num(_change(a, b), digits))]
+        rows.append(row + [_Raw(_badge(src))])
 
-    add("expected re-identifications", "expected_reidentifications", prov["global"])
-    add("global risk (%)", "global_risk_pct", prov["global"], 4)
-    add(f"threshold for a global risk of {fmt(g0['max_global_risk'])}", "threshold", prov["global"])
+    why = lambda g: (g or {}).get("threshold_note") or None  # noqa: E731
+    add("expected re-identifications", g0["expected_reidentifications"], g1 and g1["expected_reidentifications"],
+        "measure_risk", prov["global"])
+    add("global risk (%)", g0["global_risk_pct"], g1 and g1["global_risk_pct"], "measure_risk", prov["global"], 4)
+    add(f"threshold for a global risk of {fmt(g0['max_global_risk'])}", g0["threshold"], g1 and g1["threshold"],
+        "measure_risk", prov["global"], why=why(g0) or why(g1))
     k0, k1 = rep0["k_anonymity"], (rep1["k_anonymity"] if rep1 else None)
-    for name, key in (("records violating 2-anonymity (fk < 2)", "fk_lt_2"), ("records violating 3-anonymity (fk < 3)",
-                                                                             "fk_lt_3")):
-        rows.append([name, _Raw(_num(k0[key])), _Raw(_num(k1[key])) if k1 else _Raw(""),
-                     _Raw(_badge(prov["k_anonymity"]))])
+    src = prov["k_anonymity.violations"]
     for v0, v1 in zip(k0["violations"], (k1["violations"] if k1 else [None] * len(k0["violations"]))):
-        src = prov["k_anonymity.violations"]
-        rows.append([f"records with fk < {v0['k']} (kAnon_violations)", _Raw(_num(v0["unweighted"])),
-                     _Raw(_num(v1["unweighted"])) if v1 else _Raw(""), _Raw(_badge(src))])
+        add(f"records violating {v0['k']}-anonymity (fk < {v0['k']})", v0["unweighted"], v1 and v1["unweighted"],
+            "k_anon", src)
         if v0["weighted"] is not None:
-            rows.append([f"records with Fk < {v0['k']} (weighted)", _Raw(_num(v0["weighted"])),
-                         _Raw(_num(v1["weighted"])) if v1 else _Raw(""), _Raw(_badge(src))])
-    head = ["measure", "original", "masked" if rep1 else "", "source"]
-    out = _table(head, rows)
-    note = g0.get("threshold_note")
-    if note:
+            add(f"records with Fk < {v0['k']} (weighted)", v0["weighted"], v1 and v1["weighted"], "k_anon", src)
+    head = ["measure", "original"] + (["masked", "change (masked - original)"] if rep1 else []) + ["source"]
+    out = _table(head, rows, num_cols={1, 2, 3} if rep1 else {1})
+    note, note1 = g0.get("threshold_note"), (g1 or {}).get("threshold_note")
+    if note and (not rep1 or note1 == note):
         out += _note(f"threshold: {note}")
+    else:
+        out += "".join(_note(f"threshold ({which}): {t}") for which, t in (("original", note), ("masked", note1)) if t)
+    out += _note("fk: the records of the file sharing a record's key combination; Fk: their weights summed (the "
+                 "population estimate). The counts of records violating k-anonymity are sdcMicro's kAnon_violations.")
+    out += notes.boxes("measure_risk", "k_anon")
     dr = rep0.get("distance")
     if dr:
-        drows = []
-        if dr["d_risk"]["status"] == "ok":
-            drows.append(["dRisk", _Raw(_num(dr["d_risk"]["value"])), _Raw(_badge(prov["distance.d_risk"]))])
-        m = dr["d_risk_rmd"]
-        if m["status"] == "ok":
-            drows += [[f"dRiskRMD {f}", _Raw(_num(m[f])), _Raw(_badge(prov["distance.d_risk_rmd"]))]
-                      for f in ("risk1", "risk2", "wrisk1", "wrisk2")]
+        drows, errors = [], []
+        for name, key, target in (("dRisk", "d_risk", "d_risk"), ("dRiskRMD", "d_risk_rmd", "d_risk_rmd")):
+            m = dr[key]
+            fields = ("value",) if key == "d_risk" else ("risk1", "risk2", "wrisk1", "wrisk2")
+            if m["status"] == "ok":
+                drows += [[name if f == "value" else f"{name} {f}", _val(m[f], notes, target),
+                           _Raw(_badge(prov[f"distance.{key}"]))] for f in fields]
+            else:
+                drows.append([name, _Raw("NA" + notes.flags(target)), _Raw(_badge(prov[f"distance.{key}"]))])
+                errors.append(f"{name} not computed: {m.get('error') or m['status']}")
         if drows:
             out += (f"<h3>Distance-based risk of the masked numeric variables ({_e(', '.join(dr['variables']))})</h3>"
-                    + _table(["measure", "value", "source"], drows))
+                    + _table(["measure", "value", "source"], drows, num_cols={1}) + "".join(map(_note, errors))
+                    + notes.boxes("d_risk", "d_risk_rmd"))
     return out
 
 
@@ -546,7 +734,9 @@ def _distribution(rep0: dict, rep1: dict | None) -> str:
     return out
 
 
-def _riskiest(x, keys, ind: pd.DataFrame, top: int, w) -> str:
+def _riskiest_frame(x, keys, ind: pd.DataFrame, top: int) -> pd.DataFrame:
+    """The ``top`` key combinations with the highest individual risk (then the smallest fk): index the key
+    values (a missing one as NA), columns records, fk, Fk, risk."""
     cols = [c for c in ("fk", "Fk", "risk") if c in ind.columns]
     frame = x[keys].reset_index(drop=True).copy()
     for c in cols:
@@ -556,7 +746,11 @@ def _riskiest(x, keys, ind: pd.DataFrame, top: int, w) -> str:
         frame[k] = frame[k].where(frame[k].notna(), "NA").astype(str)
     g = frame.groupby(keys, sort=False, dropna=False).agg(records=("risk", "size"), fk=("fk", "first"),
                                                         Fk=("Fk", "first"), risk=("risk", "max"))
-    g = g.sort_values(["risk", "fk"], ascending=[False, True], kind="stable").head(top)
+    return g.sort_values(["risk", "fk"], ascending=[False, True], kind="stable").head(top)
+
+
+def _riskiest(x, keys, ind: pd.DataFrame, top: int, w) -> str:
+    g = _riskiest_frame(x, keys, ind, top)
     rows = [[*(idx if isinstance(idx, tuple) else (idx,)), r["records"], r["fk"], r["Fk"], r["risk"]]
             for idx, r in g.iterrows()]
     n = len(keys)
@@ -642,10 +836,20 @@ def _ldiv(risk0, risk1) -> str:
                                                     "and counts are pysdc's summaries."))
 
 
-def _utility(putil) -> str:
-    rows = [[measure, quantity, r["value"], _Raw(_badge(r["origin"]))] for (measure, quantity), r in
-            putil.to_frame().iterrows()]
-    out = _table(["measure", "quantity", "value", "source"], rows, num_cols={2})
+def _utility_target(measure: str, quantity: str) -> str:
+    return f"d_utility.{quantity}" if measure == "d_utility" else measure
+
+
+def _utility(putil, notes: _Notes) -> str:
+    rows, targets = [], []
+    for (measure, quantity), r in putil.to_frame().iterrows():
+        t = _utility_target(measure, quantity)
+        targets.append(t)
+        rows.append([measure, quantity, _val(r["value"], notes, t), _Raw(_badge(r["origin"]))])
+    out = _table(["measure", "quantity", "value", "source"], rows, num_cols={2}) + notes.boxes(*targets, "d_utility")
+    g = putil.results.get("gsil")
+    if g is not None and getattr(g, "band", None):
+        out += _note(f"gsil's band ({g.band}) is Todorova's reading of the score: {_GSIL_RULE}")
     var = putil.variables
     out += _note(f"Numeric variables: {', '.join(var['numeric']) or 'none'}; categorical key variables: "
                  f"{', '.join(var['categorical']) or 'none'}; il_variables on {', '.join(var['il_variables']) or 'none'}"
@@ -663,40 +867,36 @@ def _utility(putil) -> str:
     return out
 
 
-def _per_variable(pv: pd.DataFrame) -> str:
+_PV_TARGETS = {"il_variables": "il_variables", "hellinger": "hellinger", "direct": "il_categorical",
+               "ebil": "il_categorical", "il_entropy": "il_entropy"}
+
+
+def _per_variable(pv: pd.DataFrame, notes: _Notes) -> str:
     if pv.empty:
         return _note("No per-variable measure applied.")
     src = {"il_variables": "sdcMicro: IL_variables", "hellinger": "literature", "direct": "literature",
            "ebil": "literature", "il_entropy": "literature"}
     heads = ["variable"]
     for c in pv.columns:
-        heads += [c, ""]
+        heads += [_Raw(_e(c) + notes.flags(_PV_TARGETS.get(c))), ""]
     tops = {c: float(np.nanmax(np.abs(pv[c].to_numpy(dtype=float)))) if pv[c].notna().any() else 0.0
             for c in pv.columns}
     rows = []
     for v, r in pv.iterrows():
         row = [v]
         for c in pv.columns:
-            row += [r[c], _bar(r[c], tops[c])]
+            # NaN here: the measure does not cover the variable (not a degenerate value)
+            row += [r[c] if _missing(r[c]) else _val(r[c], None, _PV_TARGETS.get(c)), _bar(r[c], tops[c])]
         rows.append(row)
     nums = {1 + 2 * i for i in range(len(pv.columns))}
     legend = " ".join(f"{c} {_badge(src.get(c, 'pysdc'))}" for c in pv.columns)
     return (_table(heads, rows, num_cols=nums) + f"<p class=\"note\">{legend}</p>"
             + _note("il_variables: the variable's mean distance per record (sdcMicro's IL_variables); hellinger: "
                     "distance between the variable's distributions (0 to 1); direct: share of records whose value "
-                    "changed; ebil: entropy-based loss (il_categorical); il_entropy: |H(masked) - H(original)|."))
-
-
-def _comparison(frame: pd.DataFrame) -> str:
-    rows = []
-    for (section, measure, quantity), r in frame.iterrows():
-        if section == "utility":  # a loss has no 'original' value: the masked column holds it
-            rows.append([section, measure, quantity, _Raw(""), r["masked"], _Raw(""), _Raw(_badge(r["origin"]))])
-        else:
-            rows.append([section, measure, quantity, r["original"], r["masked"], r["change"], _Raw(_badge(r["origin"]))])
-    return (_table(["", "measure", "quantity", "original", "masked", "change", "source"], rows, num_cols={3, 4, 5})
-            + _note("pysdc.SdcProblem.compare(masked).frame: the risk of each file with the same specification, and "
-                    "the information loss of the masked file (in the masked column)."))
+                    "changed; ebil: entropy-based loss (il_categorical); il_entropy: |H(masked) - H(original)|. "
+                    "NA: the measure does not apply to the variable (e.g. direct, ebil and il_entropy to numeric "
+                    "variables).")
+            + notes.boxes(*_PV_TARGETS.values()))
 
 
 def _plots(x, xm, keys, nums, figs: _Figures) -> str:
@@ -747,7 +947,7 @@ def _where(frame: pd.DataFrame, where: str | None, name: str) -> pd.DataFrame:
 
 
 def _estimates(x, xm, problem, nums, estimates, regression, regression_where, random_state, figs, caught,
-               compare_estimates, compare_regression) -> str:
+               compare_estimates, compare_regression, notes: _Notes) -> str:
     out = []
     est = estimates if estimates is not None else [f"mean({v})" for v in nums]
     if est:
@@ -756,7 +956,8 @@ def _estimates(x, xm, problem, nums, estimates, regression, regression_where, ra
                 warnings.simplefilter("always")
                 t = compare_estimates(x, xm, est, w=problem.w, random_state=random_state)
             caught.extend(("compare_estimates", w) for w in ws)
-            out.append("<h3>Estimates (confidence-interval overlap)</h3>" + _frame_table(t) + _badge("literature")
+            out.append("<h3>Estimates (confidence-interval overlap)</h3>" + _frame_table(t, notes, "compare_estimates")
+                       + notes.boxes("compare_estimates") + _badge("literature")
                        + _note("pysdc.compare_estimates: the masked estimate inside the original interval, and the "
                                "interval overlap J of Karr et al. (2006)" + (", weighted with " + repr(problem.w)
                                                                            if problem.w else "") + "."))
@@ -770,7 +971,8 @@ def _estimates(x, xm, problem, nums, estimates, regression, regression_where, ra
                 r = compare_regression(xr, xmr, regression, w=problem.w)
             caught.extend(("compare_regression", w) for w in ws)
             sub = f" (records where {regression_where}: {len(xr)} original, {len(xmr)} masked)" if regression_where else ""
-            out.append(f"<h3>Regression: {_e(regression)}{_e(sub)}</h3>" + _frame_table(r.table) + _badge("literature")
+            out.append(f"<h3>Regression: {_e(regression)}{_e(sub)}</h3>" + notes.flags("compare_regression")
+                       + _frame_table(r.table) + notes.boxes("compare_regression") + _badge("literature")
                        + _note("pysdc.compare_regression: R's lm/glm coefficients and confint before and after."))
             if figs.on:
                 from .. import plots
@@ -785,10 +987,33 @@ def _estimates(x, xm, problem, nums, estimates, regression, regression_where, ra
     return "".join(out)
 
 
-def _frame_table(t: pd.DataFrame) -> str:
+def _frame_table(t: pd.DataFrame, notes: _Notes | None = None, target: str | None = None) -> str:
+    """A result table; a long text column with one value in every row is said once under the table (it would
+    squeeze the numbers into a narrow box); with ``target``, the row whose first cell a warning names gets
+    that warning's flag."""
     t = t.reset_index() if not isinstance(t.index, pd.RangeIndex) else t
+    said = []
+    if len(t) > 1:
+        for c in list(t.columns[1:]):
+            text = not pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])
+            vals = t[c].dropna().astype(str).unique() if text else []
+            if len(vals) == 1 and t[c].notna().all() and len(vals[0]) > 30:
+                said.append(f"{c}: {vals[0]}")
+                t = t.drop(columns=c)
     num = {i for i, c in enumerate(t.columns) if pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c])}
-    return _table([str(c) for c in t.columns], t.itertuples(index=False, name=None), num_cols=num)
+    rows = list(t.itertuples(index=False, name=None))
+    if notes is not None and target and len(t.columns):
+        found = notes.find(target)
+        out_rows = []
+        for r in rows:
+            mine = [e for e in found if str(r[0]) and str(r[0]) in e["message"]]
+            if mine:
+                flags = "".join(f'<a class="flag" href="#warning-{e["n"]}" data-warning="{e["n"]}" '
+                                f'title="{_e(_short(e["message"]))}">&#9888; warning {e["n"]}</a>' for e in mine)
+                r = (_Raw(_e(_text(r[0])) + flags), *r[1:])
+            out_rows.append(r)
+        rows = out_rows
+    return _table([str(c) for c in t.columns], rows, num_cols=num) + "".join(_note(x) for x in said)
 
 
 def _provenance(origin) -> str:
@@ -824,13 +1049,145 @@ def _versions(version: str) -> str:
         "Native computation: no R was used for this report.")
 
 
-def _warnings(caught: list) -> str:
-    seen = {}
-    for where, w in caught:
-        key = (w.category.__name__, str(w.message))
-        seen.setdefault(key, [])
-        if where not in seen[key]:
-            seen[key].append(where)
-    if not seen:
+def _warnings(notes: _Notes) -> str:
+    entries = notes.entries()
+    if not entries:
         return _note("No warnings.")
-    return _table(["where", "warning", "message"], [[", ".join(p), c, m] for (c, m), p in seen.items()])
+    rows = "".join(f'<tr id="warning-{e["n"]}"><td class="num">{e["n"]}</td><td>{_e(", ".join(e["where"]))}</td>'
+                   f'<td>{_e(e["category"])}</td><td class="long">{_e(e["message"])}</td></tr>' for e in entries)
+    return ('<div class="scroll"><table><thead><tr><th>#</th><th>where</th><th>warning</th><th>message</th></tr>'
+            f"</thead><tbody>{rows}</tbody></table></div>"
+            + _note("Every warning raised while the numbers were computed; each is also shown next to the numbers it "
+                    "concerns (\u26a0 warning n)."))
+
+
+def _rewarn(notes: _Notes) -> None:
+    """Raise each distinct warning once more, for the caller (``pysdc report`` prints them on stderr)."""
+    from .._validation import user_stacklevel
+
+    seen = set()
+    for _, w in notes.caught:
+        key = (w.category, str(w.message))
+        if key not in seen:
+            seen.add(key)
+            warnings.warn(str(w.message), w.category, stacklevel=user_stacklevel())
+
+
+# =============================================================================
+# the verdict
+
+_GSIL_RULE = ("GSIL = (EBIL% + GHD% + GILCV) / 3 over the parts that apply (Todorova); a loss up to 10 % is small, "
+              "up to 20 % medium, up to 30 % serious, above 30 % leaves no data utility.")
+_STATUS = {"ok": "&#10004;", "fail": "&#10008;", "attention": "&#9888;", "info": "&#8505;"}
+
+
+def _item(name: str, status: str, headline: str, body: str, rule: str, flags: str = "") -> str:
+    return (f'<div class="verdict {status}" data-verdict="{name}" data-status="{status}">'
+            f'<h3><span class="status">{_STATUS[status]} {_e(headline)}</span>{flags}</h3>'
+            f"<div>{body}</div><p class=\"rule\">Rule: {_e(rule)}</p></div>")
+
+
+def _pct(a: float, n: int) -> str:
+    return f"{100 * a / n:.3g} %" if n else "NA"
+
+
+def _verdict(rep: dict, data: pd.DataFrame, keys: list, ind: pd.DataFrame, putil, k: int, notes: _Notes, *,
+             masked: bool) -> str:
+    """Plain-language answers, each with its rule: k-anonymity at ``k``, the global risk against its target,
+    the riskiest combinations, the loss band -- of the masked file when there is one (what would be released),
+    else of the original."""
+    from ._summaries import HIGH_RISK_FLOOR, HIGH_RISK_MADS, higher_risk
+
+    which = "the masked file" if masked else "the original file (no masked file was given)"
+    n = int(rep["data"]["n_records"])
+    combo = " x ".join(keys)
+    out = [f"<p>The answers below are about <b>{_e(which)}</b>, {n:,} records, key variables {_e(', '.join(keys))}.</p>"]
+
+    # k-anonymity
+    row = next((v for v in rep["k_anonymity"]["violations"] if v["k"] == k), None)
+    fk = np.asarray(ind["fk"], dtype=float)
+    if row is not None:
+        bad, how = int(row["unweighted"]), "sdcMicro's kAnon_violations"
+    else:
+        bad, how = int(np.sum(fk < k)), "records with fk < k, from sdcMicro's fk (measure_risk)"
+    status = "ok" if bad == 0 else "fail"
+    head = f"k-anonymity at k = {k}: {'met' if bad == 0 else 'not met'}"
+    body = (f"Every key combination is shared by at least {k} records." if bad == 0 else
+            f"{bad:,} of {n:,} records ({_pct(bad, n)}) have a key combination shared by fewer than {k} records "
+            f"({how}).")
+    out.append(_item("k-anonymity", status, head, body,
+                     f"a file is {k}-anonymous when every record's combination of {combo} occurs at least {k} times in "
+                     f"the file (fk >= {k}); a missing key value matches any value (sdcMicro's rule for missing keys)."
+                     , notes.flags("k_anon", "measure_risk")))
+
+    # global risk against its target
+    g = rep["global"]
+    gr, target = g["global_risk"], g["max_global_risk"]
+    if _missing(gr) or not np.isfinite(float(gr)):
+        status, head, body = "attention", "global risk: undefined", (
+            f"The global risk is {_num(gr)}: " + _e(g.get("threshold_note") or "see the warnings") + ".")
+    else:
+        under = float(gr) <= float(target)
+        status = "ok" if under else "fail"
+        head = f"global risk {'under' if under else 'above'} the target"
+        body = (f"The global risk is {_e(fmt(100 * float(gr), 4))} % ({_e(fmt(g['expected_reidentifications']))} "
+                f"expected re-identifications among {n:,} records), {'at or below' if under else 'above'} the "
+                f"target {_e(fmt(100 * float(target), 4))} %.")
+        if not under and not _missing(g["threshold"]):
+            body += (f" Capping the individual risks at {_e(fmt(g['threshold']))} would bring it down to the target "
+                     "(sdcMicro's threshold).")
+    h = rep.get("household")
+    if h:
+        body += f" Household risk: {_e(fmt(h['risk_pct'], 4))} % ({_e(fmt(h['expected_reidentifications']))} expected)."
+    out.append(_item("global-risk", status, head, body,
+                     f"global risk = expected re-identifications / records, where each record's individual risk is "
+                     f"sdcMicro's measure_risk estimate from its fk and Fk (the weights); it meets the target when it "
+                     f"is at most max_global_risk = {fmt(target)}.", notes.flags("measure_risk")))
+
+    # the riskiest combinations
+    g3 = _riskiest_frame(data, keys, ind, 3)
+    hr = higher_risk(np.asarray(ind["risk"], dtype=float))
+    items = "".join(
+        f"<li>{_e(', '.join(f'{kk} = {vv}' for kk, vv in zip(keys, idx if isinstance(idx, tuple) else (idx,))))} "
+        f"(risk {_e(fmt(r['risk'], 4))}, fk = {_e(_num(r['fk']))}, {int(r['records'])} record"
+        f"{'s' if int(r['records']) != 1 else ''})</li>" for idx, r in g3.iterrows())
+    cnt = int(hr["count"])
+    status = "attention" if cnt else "ok"
+    head = (f"{cnt:,} record{'s' if cnt != 1 else ''} at a higher risk than the main part" if cnt else
+            "no record at a higher risk than the main part")
+    body = (f"The riskiest key combinations (all of them in the section Riskiest key combinations):<ul>{items}</ul>"
+            if items else "No key combination.")
+    cut = "max(0.1, median + 3 MAD)" if hr["cut"] is None else f"{fmt(hr['cut'], 4)} = max(0.1, median + 3 MAD)"
+    out.append(_item("riskiest", status, head, body,
+                     f"combinations ranked by their individual risk (sdcMicro's measure_risk), then by fk; a record is "
+                     f"at a higher risk than the main part when its risk is above {cut} of the risks "
+                     f"(floor {HIGH_RISK_FLOOR:g}, {HIGH_RISK_MADS:g} MADs; what sdcMicro's print of measure_risk "
+                     "counts).", ""))
+
+    # the loss band
+    if putil is None:
+        out.append(_item("loss", "info", "information loss: not assessed",
+                         "No masked file was given: the loss compares a masked file with the original.", _GSIL_RULE))
+    else:
+        gs = putil.results.get("gsil")
+        if gs is None or _missing(getattr(gs, "value", None)):
+            why = putil.skipped.get("gsil") or "see the warnings"
+            out.append(_item("loss", "attention", "information loss: GSIL not available", _e(f"GSIL: {why}."),
+                             _GSIL_RULE, notes.flags("gsil")))
+        else:
+            band = gs.band
+            status = {"small": "ok", "medium": "attention"}.get(band, "fail")
+            body = (f"GSIL = {_e(fmt(gs.value, 4))} %: the loss is <b>{_e(band)}</b> (literature measure, "
+                    f"on {_e(', '.join(map(str, gs.applicable)) or 'its applicable parts')}).")
+            odd = [f"{m} {q}" for (m, q), r in putil.to_frame().iterrows() if notes.find(_utility_target(m, q))
+                   or _oddity(r["value"], _utility_target(m, q))]
+            if odd:
+                body += (" Flagged in the information-loss table (warnings or values that cannot be right): "
+                         + _e(", ".join(odd)) + ".")
+            out.append(_item("loss", status, f"information loss: {band}", body, _GSIL_RULE, notes.flags("gsil")))
+    n_w = len(notes.entries())
+    if n_w:
+        out.append(_note(f"{n_w} warning{'s' if n_w != 1 else ''} explain{'' if n_w != 1 else 's'} some numbers: "
+                         "each is flagged (\u26a0 warning n) next to the numbers it concerns and listed under "
+                         "Warnings at the end."))
+    return "".join(out)
