@@ -30,15 +30,17 @@ def add_engine_options(parser, *, output: bool) -> None:
     parser.add_argument("--engine", choices=("auto", "pandas", "duckdb", "spark"), default="auto",
                         help="where to compute: pandas (in memory), duckdb (out of core; Parquet/CSV files, "
                              "directories, globs), spark (PySpark; local[*] unless a session is active); auto: "
-                             "DuckDB for directories, globs and files too large for memory, else pandas")
+                             "DuckDB for directories, globs, --memory-limit and files too large for memory (said on "
+                             "stderr), else pandas")
     parser.add_argument("--id", metavar="COL", help="column identifying records (in --output; with utility: pairs "
                                                     "ORIGINAL and MASKED records by it instead of by position)")
     parser.add_argument("--memory-limit", metavar="SIZE",
                         help="bound the memory of a run out of core, e.g. 3GB: DuckDB's memory limit (it spills "
-                             "to a temporary directory beyond it), and pysdc streams its results in batches; "
-                             "DuckDB (and Spark) only: with --engine auto it selects DuckDB, with --engine pandas "
-                             "it is refused (pandas holds the whole file in memory). The key-combination table "
-                             "pysdc computes on (about 0.3 KB per distinct combination) comes on top")
+                             "to a temporary directory beyond it; the per-record --output is streamed in batches); "
+                             "DuckDB only (Spark's memory is its session's): with --engine auto it selects DuckDB, "
+                             "with --engine pandas it is refused (pandas holds the whole file in memory). Python "
+                             "itself (~250 MB) and the key-combination table pysdc computes on (0.3-0.4 KB per "
+                             "distinct combination) come on top; see docs/engines.md")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress on stderr (by default, a run taking more than 2 s shows its stages and "
                              "a line every 10 s during a long step)")
