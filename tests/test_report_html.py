@@ -220,3 +220,27 @@ def test_chromium_screenshot(rendered, tmp_path):
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 50_000  # a drawn page, not a blank one
 
+
+
+# ------------------------------------------------------------------------------ the Markdown/HTML fragments
+
+
+def test_markup_shows_NA_and_each_k_anonymity_count_once(demo):
+    """The model's fragments (pysdc.report.to_markdown / to_html) read a missing value (JSON null) as NA, as the
+    report and R do (it was "-"), and show the counts of records violating k-anonymity once (kAnon_violations'
+    rows; the same numbers appeared twice)."""
+    import json
+
+    from pysdc.report import risk_report, to_html, to_markdown
+    from pysdc.report._format import jsonable
+
+    x = demo[0]
+    rep = json.loads(json.dumps(jsonable(risk_report(x, KEYS, w="weight", max_global_risk=0.99, suda=False))))
+    assert rep["global"]["threshold"] is None  # the target is already met: sdcMicro's threshold is NA
+    md = to_markdown(rep)
+    assert "| threshold | NA |" in md and "| - |" not in md
+    for k in (2, 3):
+        lines = [ln for ln in md.splitlines() if f"fk < {k} " in ln or f"{k}-anonymity" in ln]
+        assert len(lines) == 1, lines
+        assert f"| {pysdc.k_anon_violations(x, KEYS, k=k)} |" in lines[0]
+    assert "<td>threshold</td><td>NA</td>" in to_html(rep)

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import html
 
-from ._format import fmt
+from ._format import fmt as _fmt
 
 __all__ = ["to_markdown", "to_html"]
+
+
+def fmt(v, digits: int = 6) -> str:
+    """A number of the report model: a missing value (JSON null, NaN) reads NA, as R prints it and as the
+    HTML report shows it."""
+    return "NA" if v is None else _fmt(v, digits)
 
 
 def _rows(rep: dict) -> tuple[str, list[tuple[str, str, str]]]:
@@ -25,17 +31,18 @@ def _rows(rep: dict) -> tuple[str, list[tuple[str, str, str]]]:
         rows += [("household: expected re-identifications", fmt(h["expected_reidentifications"]),
                   prov.get("household", "")),
                  ("household: global risk (%)", fmt(h["risk_pct"], 4), prov.get("household", ""))]
-    rows += [("records violating 2-anonymity", str(k["fk_lt_2"]), prov.get("k_anonymity", "")),
-             ("records violating 3-anonymity", str(k["fk_lt_3"]), prov.get("k_anonymity", ""))]
+    if not k.get("violations"):  # kAnon_violations' rows hold the same counts (fk < 2, fk < 3): one of each
+        rows += [("records violating 2-anonymity", fmt(k["fk_lt_2"]), prov.get("k_anonymity", "")),
+                 ("records violating 3-anonymity", fmt(k["fk_lt_3"]), prov.get("k_anonymity", ""))]
     for v in k.get("violations") or []:
         src = prov.get("k_anonymity.violations", "")
-        rows.append((f"records with fk < {v['k']}", str(v["unweighted"]), src))
+        rows.append((f"records with fk < {v['k']}", fmt(v["unweighted"]), src))
         if v["weighted"] is not None:
-            rows.append((f"records with Fk < {v['k']} (weighted)", str(v["weighted"]), src))
+            rows.append((f"records with Fk < {v['k']} (weighted)", fmt(v["weighted"]), src))
     su = rep.get("suda2")
     if su and su.get("status") == "ok":
         d = su["dis_score"]
-        rows += [("SUDA2: records with a DIS-SUDA score > 0", str(d["n_positive"]), prov.get("suda2.dis_score", "")),
+        rows += [("SUDA2: records with a DIS-SUDA score > 0", fmt(d["n_positive"]), prov.get("suda2.dis_score", "")),
                  ("SUDA2: highest DIS-SUDA score", fmt(d["quantiles"].get("100%")), prov.get("suda2.dis_score", ""))]
         rows += [(f"SUDA2: contribution of {var} (%)", fmt(c, 4), prov.get("suda2.attribute_contributions", ""))
                  for var, c in su["attribute_contributions"].items()]
