@@ -480,7 +480,8 @@ def validate_params(params: dict):
             except TypeError:
                 # an SdcProblem in place of the data may supply what is missing (key_vars, ...)
                 bound = sig.bind_partial(*args, **kwargs)
-                if not _has_foreign_frame(params, _pandas_frames(params, bound.arguments)):
+                bound.arguments.update(_pandas_frames(params, bound.arguments))  # converted once (a stream reads once)
+                if not _has_foreign_frame(params, bound.arguments):
                     raise
             bound.apply_defaults()
             # a Polars / Arrow table becomes pandas here, before an SdcProblem in the other frame argument

@@ -171,6 +171,38 @@ def _two_files(x, xm):
     }
 
 
+def _every_other_measure(x, xm):
+    """The frame measures not covered above: the literature's and the analysts' checks."""
+    num, cat = NUM, ["region", "sex", "age_group", "education"]
+    pos = np.asarray(pysdc.load_demo()["income"] > 0)
+    return {
+        "d_risk": pysdc.d_risk(_select(x, num), _select(xm, num)),
+        "d_risk_rmd": pysdc.d_risk_rmd(_select(x, num), _select(xm, num), random_state=3),
+        "il_continuous": pysdc.il_continuous(_select(x, num), _select(xm, num)),
+        "il_categorical": pysdc.il_categorical(_select(x, cat), _select(xm, cat)),
+        "hellinger": pysdc.hellinger(_select(x, num + cat), _select(xm, num + cat)),
+        "entropy": pysdc.entropy(_select(x, cat)),
+        "il_entropy": pysdc.il_entropy(_select(x, cat), _select(xm, cat)),
+        "entropy_risk": pysdc.entropy_risk(x, cat, w1=0.5, w2=0.5),
+        "gsil": pysdc.gsil(_select(x, num + cat), _select(xm, num + cat)),
+        "compare_estimates": pysdc.compare_estimates(x, xm, ["mean(income)", "median(income)"], w="weight",
+                                                     by="region"),
+        "compare_regression": pysdc.compare_regression(
+            _rows(x, pos), _rows(xm, pos), "log(income) ~ age_group + sex + education", w="weight").table,
+    }
+
+
+def _rows(obj, mask):
+    """The records where ``mask`` holds, staying of the object's kind."""
+    if isinstance(obj, pd.DataFrame):
+        return obj[mask]
+    if isinstance(obj, Stream):
+        return Stream(_rows(obj._table, mask))
+    if isinstance(obj, (pa.Table, pa.RecordBatch)):
+        return obj.filter(pa.array(mask))
+    return obj.filter(pl.Series(mask))  # polars DataFrame / LazyFrame
+
+
 @pytest.fixture(scope="module")
 def demo():
     return _as_polars_levels(pysdc.load_demo()), _as_polars_levels(pysdc.load_demo(masked=True))
@@ -201,6 +233,33 @@ def test_two_file_measures_demo(kind, demo, baseline):
     got = _two_files(KINDS[kind](x), KINDS[kind](xm))
     for name, want in baseline[1].items():
         assert_same(want, got[name], f"{kind}:{name}")
+
+
+@pytest.mark.filterwarnings("ignore::pysdc.PysdcWarning")  # the same warnings on both paths
+@pytest.mark.parametrize("kind", ["polars", "polars_lazy", "arrow", "capsule"])
+def test_every_other_frame_measure(kind, demo):
+    x, xm = demo
+    want = _every_other_measure(x, xm)
+    got = _every_other_measure(KINDS[kind](x), KINDS[kind](xm))
+    for name, w in want.items():
+        assert_same(w, got[name], f"{kind}:{name}")
+
+
+def test_record_batch_reader_is_read_once(demo):
+    """A RecordBatchReader (a stream, read once) in place of the data, and beside an SdcProblem."""
+    x, xm = demo
+    want = pysdc.measure_risk(x, KEYS, w="weight")
+    got = pysdc.measure_risk(pa.RecordBatchReader.from_batches(*_reader_parts(x)), KEYS, w="weight")
+    assert_same(want, got)
+    p = pysdc.SdcProblem(x, KEYS, num_vars=NUM)
+    want = pysdc.d_utility(p, xm, method="IL1")
+    got = pysdc.d_utility(p, pa.RecordBatchReader.from_batches(*_reader_parts(xm)), method="IL1")
+    assert_same(want, got)
+
+
+def _reader_parts(df):
+    t = _arrow(df)
+    return t.schema, t.to_batches(max_chunksize=1000)
 
 
 def test_two_file_measures_mixed_kinds(demo, baseline):
@@ -394,3 +453,7 @@ def test_bridge_takes_polars_and_arrow(demo):
     assert native.global_risk_er == pytest.approx(want.global_risk_er, rel=1e-12)
     # pysdc.r.call sends a Polars frame as a data.frame
     assert pr.call("nrow", _polars(x)) == len(x)
+    # sdcMicro's createSdcObj from a Polars frame: the object of the pandas frame
+    spec = dict(num_vars=NUM, w="weight", hid="hid")
+    sdc_pd, sdc_pl = pr.SdcObj.create(x, KEYS, **spec), pr.SdcObj.create(_polars(x), KEYS, **spec)
+    assert_same(pysdc.measure_risk(sdc_pd), pysdc.measure_risk(sdc_pl), "SdcObj")

@@ -122,7 +122,8 @@ class SdcObj:
         Parameters
         ----------
         data : pandas.DataFrame
-            The microdata (all columns are sent: sdcMicro keeps them in ``origData``).
+            The microdata (all columns are sent: sdcMicro keeps them in ``origData``). A Polars or Arrow
+            table is converted to pandas first, as by :class:`pysdc.SdcProblem`.
         key_vars : str or list of str
             Categorical key variables (``keyVars``).
         num_vars : list of str, optional
@@ -152,8 +153,10 @@ class SdcObj:
         pysdc.RCallError
             sdcMicro refused it.
         """
+        from .._interchange import as_frame
         from ..problem import _validate
 
+        data = as_frame("data", data)  # a Polars / Arrow table as pandas (pysdc._interchange)
         spec = _validate(data, key_vars, num_vars, w, hid, strata, sensitive)
         kwargs = {
             "dat": data,
