@@ -122,23 +122,53 @@ def _r_as_character(v: float) -> str:
 def suda2_r_labels(data: pd.DataFrame, key_vars: list, attributes) -> list:
     """What sdcMicro's level table shows for pysdc's (variable, attribute) pairs.
 
-    sdcMicro stacks one data.frame per key: after a factor first key, values of non-factor keys
-    become NA (R's "invalid factor level"); after a non-factor first key, factor labels become
-    text and numbers print as R's ``as.character`` (15 significant digits).
+    sdcMicro stacks one data.frame per key with ``rbind``, so the ``attribute`` column takes the
+    type R's coercion gives step by step (observed in sdcMicro 5.8.0 for every pair of key classes):
+    a factor column stays a factor, takes text values as new levels and turns logical and numeric
+    values into NA ("invalid factor level"); a text column takes everything as text (factor labels,
+    ``FALSE``/``TRUE``, ``as.character`` of numbers: 15 significant digits); a logical column
+    becomes integer (0/1) when an integer key follows and double when a double key follows, and a
+    non-factor column meeting a factor takes its labels as text. Labels are rendered as the R
+    bridge shows the final column: text, ``str`` of Python's bool for an all-logical column.
     """
-    first_factor = r_class(data[key_vars[0]]) in ("factor", "ordered")
-    out = []
-    for var, a in attributes:
+    attributes = list(attributes)
+    order = {v: i for i, v in enumerate(dict.fromkeys(var for var, _ in attributes))}
+    state = None  # the column's R type so far: factor, character, logical, integer, double
+    vals: list = []  # one entry per row so far, in the column's current type (None = NA)
+
+    def as_text(v, kind):
+        if v is None:
+            return None
+        if kind == "logical":
+            return "TRUE" if v else "FALSE"
+        if kind == "integer":
+            return str(int(v))
+        if kind == "double":
+            return _r_as_character(float(v))
+        return str(v)
+
+    for var in sorted(order, key=order.get):
         cls = r_class(data[var])
-        if cls in ("factor", "ordered"):
-            out.append(str(a))
-        elif first_factor:
-            out.append(None)
-        elif cls in ("logical", "integer"):
-            out.append(str(int(a)))
-        else:
-            out.append(_r_as_character(float(a)))
-    return out
+        kind = {"ordered": "factor", "numeric": "double"}.get(cls, cls)
+        block = [a for v, a in attributes if v == var]
+        if state is None:
+            state, vals = kind, list(block)
+        elif state == "factor":
+            vals += [str(a) if kind in ("factor", "character") else None for a in block]
+        elif state == "character" or kind in ("character", "factor"):
+            vals = [as_text(v, state) for v in vals] + [str(a) if kind in ("factor", "character")
+                                                        else as_text(a, kind) for a in block]
+            state = "character"
+        else:  # logical < integer < double
+            rank = ("logical", "integer", "double")
+            new = max(state, kind, key=rank.index)
+            conv = {"logical": bool, "integer": int, "double": float}[new]
+            vals = [None if v is None else conv(v) for v in vals + list(block)]
+            state = new
+    if state == "logical":
+        return [None if v is None else str(bool(v)) for v in vals]
+    return [as_text(v, state) if state in ("integer", "double") else (None if v is None else str(v))
+            for v in vals]
 
 
 def _run_suda2(fn, a, inputs, expected):

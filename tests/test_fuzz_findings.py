@@ -1,0 +1,111 @@
+"""Issue 24: the differential tester's mismatch classes (pysdc.parity.fuzz), fixed or explained.
+
+The data sets are the tester's replayed seeds (``python -m pysdc.parity.fuzz --replay SEED``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pysdc
+from pysdc._errors import DegenerateResultWarning
+from pysdc._registry._toolbox import _r_as_character, suda2_r_labels
+from pysdc.parity._corpus import divergence_for, load_divergences
+from pysdc.parity._fuzz_data import make_dataset
+
+NEAR_SINGULAR_SEEDS = (4, 148, 210, 249, 260)
+
+
+def _labels(data, keys):
+    lev = pysdc.suda2(data, keys).attribute_level_contributions
+    return suda2_r_labels(data, keys, zip(lev["variable"], lev["attribute"]))
+
+
+# ---- suda2's level labels: observed in sdcMicro 5.8.0 (R 4.2.2) for these class sequences
+
+
+def _frame(classes):
+    rng = np.random.default_rng(3)
+    n = 60
+    make = {
+        "fac": lambda: pd.Categorical(rng.choice(["b", "a", "c"], n)),
+        "chr": lambda: rng.choice(["West", "East", "North"], n).astype(object),
+        "lgl": lambda: rng.choice([True, False], n),
+        "int": lambda: rng.choice([1, 2, 3], n),
+    }
+    return pd.DataFrame({f"k{i}": make[c]() for i, c in enumerate(classes)})
+
+
+@pytest.mark.parametrize("classes, expected", [
+    # R: suda2(data.frame(a, b, c))$attribute_level_contributions$attribute
+    (("chr", "chr", "chr"), ["East", "North", "West"] * 3),            # raised ValueError before
+    (("fac", "chr", "chr"), ["a", "b", "c"] + ["East", "North", "West"] * 2),  # NA before
+    (("fac", "lgl", "chr"), ["a", "b", "c", None, None, "East", "North", "West"]),
+    (("chr", "lgl", "chr"), ["East", "North", "West", "FALSE", "TRUE", "East", "North", "West"]),
+    (("lgl", "int", "chr"), ["0", "1", "1", "2", "3", "East", "North", "West"]),
+    (("lgl", "chr", "chr"), ["FALSE", "TRUE"] + ["East", "North", "West"] * 2),
+    (("int", "lgl", "chr"), ["1", "2", "3", "0", "1", "East", "North", "West"]),
+    (("lgl", "lgl", "lgl"), ["False", "True"] * 3),  # an all-logical column: the bridge's str(bool)
+])
+def test_suda2_level_labels_follow_rbind_coercion(classes, expected):
+    data = _frame(classes)
+    assert _labels(data, list(data.columns)) == expected
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("seed", [1, 2, 3, 5, 7, 11, 13])
+def test_suda2_level_labels_equal_sdcmicro_on_fuzz_seeds(seed):
+    import pysdc.r
+
+    ds = make_dataset(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lev = pysdc.r.suda2(ds.data, ds.keys).attribute_level_contributions
+        got = _labels(ds.data, ds.keys)
+    exp = [None if pd.isna(v) else _r_as_character(v) if isinstance(v, float) else str(v) for v in lev["attribute"]]
+    assert got == exp
+
+
+# ---- near-singular numeric data: warned at call time, and explained divergences
+
+
+@pytest.mark.parametrize("seed", NEAR_SINGULAR_SEEDS)
+def test_d_risk_rmd_warns_meaningless_on_near_singular_seeds(seed):
+    ds = make_dataset(seed)
+    with pytest.warns(DegenerateResultWarning, match="d_risk_rmd: the risks are numerically meaningless"):
+        pysdc.d_risk_rmd(ds.x, ds.xm, random_state=1)
+
+
+def test_d_risk_rmd_does_not_warn_on_well_conditioned_data():
+    rng = np.random.default_rng(1)
+    x = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateResultWarning)
+        pysdc.d_risk_rmd(x, x + rng.normal(scale=0.05, size=x.shape), random_state=1)
+
+
+def test_il_correl_warns_on_near_singular_seed_249():
+    ds = make_dataset(249)
+    with pytest.warns(DegenerateResultWarning, match="condition number 4"):
+        pysdc.il_correl(ds.x, ds.xm)
+
+
+def test_il_correl_does_not_warn_on_well_conditioned_data():
+    rng = np.random.default_rng(1)
+    x = pd.DataFrame(rng.normal(size=(300, 3)), columns=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateResultWarning)
+        pysdc.il_correl(x, x + rng.normal(scale=0.05, size=x.shape))
+
+
+@pytest.mark.parametrize("measure, variant, seed", [
+    *(("dRiskRMD", "seed1", s) for s in NEAR_SINGULAR_SEEDS), ("IL_correl", "", 249)])
+def test_near_singular_classes_are_explained_divergences(measure, variant, seed):
+    ds = make_dataset(seed)
+    case = f"fuzz:{measure}:{variant}:{','.join(ds.tags)}:{seed}"
+    div = divergence_for(case, load_divergences(), "fuzz")
+    assert div is not None and "warns" in div["reason"]
