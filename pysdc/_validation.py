@@ -155,8 +155,11 @@ def check_columns(name: str, columns, data: pd.DataFrame, *, data_name: str = "d
         names = [str(data.columns[p - 1]) for p in positions if 1 <= p <= data.shape[1]]
         hint = ("" if not positions else " pysdc takes column names, not positions as R's keyVars = c(2, 4) does"
                 + (f" (R's positions {positions} would be {names})" if len(names) == len(positions) else "") + ";")
+        from ._names import did_you_mean
+
         raise InvalidParameterError(
-            f"{name} names column(s) {_show(missing)} that {data_name} does not have;{hint} "
+            f"{name} names column(s) {_show(missing)} that {data_name} does not have;{hint}"
+            f"{did_you_mean(missing, data.columns)} "
             f"available columns: {list(data.columns)[:20]}{' ...' if data.shape[1] > 20 else ''}."
         )
     if len(set(cols)) != len(cols):
@@ -373,8 +376,12 @@ class MappingOf(Constraint):
         for col, v in value.items():
             check_option(f"{name}[{col!r}]", v, self.options)
             if not all(col in values[f].columns for f in self.of):
+                from ._names import did_you_mean
+
+                cols = [c for f in self.of for c in values[f].columns]
                 raise InvalidParameterError(
                     f"{name} names column {col!r}, which is not a column of {' and '.join(self.of)}."
+                    f"{did_you_mean([col], dict.fromkeys(cols))}"
                     if len(self.of) == 1 else
                     f"{name} names column {col!r}, which is not a column of both {' and '.join(self.of)}."
                 )

@@ -161,11 +161,18 @@ def _names(role: str, value, data: pd.DataFrame, *, allow_empty: bool = True) ->
     if missing:
         raise InvalidParameterError(
             f"{role}: please specify valid column-names! {missing} are not columns of data (sdcMicro's createSdcObj "
-            f"stops with the same message); its columns are {list(data.columns)[:20]}{' ...' if data.shape[1] > 20 else ''}."
+            f"stops with the same message);{_did_you_mean(missing, data.columns)} its columns are "
+            f"{list(data.columns)[:20]}{' ...' if data.shape[1] > 20 else ''}."
         )
     if len(set(cols)) != len(cols):
         raise InvalidParameterError(f"{role} names a column more than once: {cols}.")
     return tuple(cols)
+
+
+def _did_you_mean(missing, columns) -> str:
+    from ._names import did_you_mean
+
+    return did_you_mean(missing, columns)
 
 
 def _single(role: str, value, data: pd.DataFrame):

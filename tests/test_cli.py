@@ -245,7 +245,7 @@ def test_risk_needs_keys(tiny_keys, capsys):
 @pytest.mark.parametrize("argv, words", [
     (["utility", "no_such_file.csv", "other.csv"], "does not exist"),
     (["risk", "no_such_file.csv", "--keys", "a"], "does not exist"),
-    (["utility", "--demo", "--vars", "income,nope"], "'nope'"),
+    (["utility", "--demo", "--numeric", "income,nope"], "'nope'"),
     (["utility", "--demo", "--scale", "hhsize=interval"], "--scale"),
     (["utility", "--demo", "--ordered", "sex"], "--ordered"),
     (["utility", "--demo", "--ordered", "sex=male"], "not among the levels"),

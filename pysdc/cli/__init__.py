@@ -2,15 +2,15 @@
 
 ::
 
-    pysdc utility ORIGINAL MASKED [--vars a,b] [--json] ...   information-loss measures
+    pysdc utility ORIGINAL MASKED [--numeric a,b] [--json] ...   information-loss measures
     pysdc utility --demo                                      ... on the shipped demo data
     pysdc risk DATA --keys a,b,c [--weight w] [--hid h] ...   re-identification risk
     pysdc risk --demo
-    pysdc report ORIG [MASKED] --keys a,b --output report.html   HTML report
+    pysdc report ORIGINAL [MASKED] --keys a,b --output report.html   HTML report
     pysdc report --demo --output report.html
     pysdc parity ...                                          comparison with sdcMicro (if available)
 
-Input files are CSV (optionally gzipped) or Parquet. A CSV's column types come
+Input files are CSV (.csv, .tsv, .txt, optionally gzipped), Parquet, SPSS (.sav) or Stata (.dta). A CSV's column types come
 from its schema sidecar ``<stem>.schema.json`` when there is one (see
 :mod:`pysdc._io`), from ``--schema``, or from R's ``read.csv`` rules; columns
 can be declared categorical with ``--categorical a,b`` and ordered with
@@ -95,6 +95,9 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     out = sys.stdout
+    from ._common import DECIMAL_HINTS
+
+    DECIMAL_HINTS.clear()  # hints of an earlier call in the same process (tests) do not carry over
     parity = _parity_module() if _first_positional(argv) == "parity" else None
     parser = build_parser(parity)
     first = _first_positional(argv)

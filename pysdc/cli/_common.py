@@ -50,9 +50,16 @@ def version() -> str:
     return __version__
 
 
-def split_names(text: str | None, what: str) -> list[str] | None:
+def split_names(text, what: str) -> list[str] | None:
+    """Column names given as ``a,b`` or ``a b`` (a flag with ``nargs="+"`` gives a list) or both."""
     if text is None:
         return None
+    if not isinstance(text, str):  # --keys a b / --keys a, b / --keys a,b
+        # "a," "b" (--keys a, b) is a list; "a,,b" is a mistake, reported below
+        names = [t.strip() for part in text for t in str(part).strip().strip(",").split(",") if str(part).strip(", ")]
+        if not names:
+            raise UsageError(f"{what} needs column names, e.g. {what} a,b or {what} a b; got {' '.join(text)!r}.")
+        text = ",".join(names)
     names = [t.strip() for t in text.split(",")]
     if not all(names):
         raise UsageError(f"{what} must be a comma-separated list of column names; got {text!r}.")
@@ -133,24 +140,19 @@ def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None
     usecols = None
     if columns is not None and not p.name.lower().endswith((".parquet", ".pq")):
         header = ws.run(f"reading {label}", read_header, p)
-        missing = [c for c in columns if c not in header]
-        if missing:
-            raise InvalidParameterError(
-                f"{flag or 'the command'} names column(s) {missing} that {label} does not have; its columns are "
-                f"{header[:20]}{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
-            )
+        check_columns(flag or "the command", columns, header, label)
         usecols = list(columns)
     text_cols = [c for c in (text or [])]
     df = ws.run(f"reading {label}", read_table, p, schema=schema, na_values=na, usecols=usecols,
                 text_columns=text_cols)
     if columns is not None and p.name.lower().endswith((".parquet", ".pq")):
-        missing = [c for c in columns if c not in df.columns]
-        if missing:
-            raise InvalidParameterError(
-                f"{flag or 'the command'} names column(s) {missing} that {label} does not have; its columns are "
-                f"{list(df.columns)[:20]}."
-            )
+        check_columns(flag or "the command", columns, list(df.columns), label)
         df = df[list(columns)]
+    if len(df) == 0:
+        raise InvalidParameterError(
+            f"{label} file {path!r} has no records (only a header{'' if len(df.columns) else ' or nothing'}); "
+            "there is nothing to measure.")
+    decimal_comma_hints(df, label, ws)
     hint = separator_hint(df.columns)
     if hint:
         ws.run(f"reading {label}", warnings.warn, f"{label} has a single column.{hint}", PysdcWarning)
@@ -177,6 +179,146 @@ def warn_blank_text(df: pd.DataFrame, label: str, ws: Warnings) -> None:
                    "(a value like any other, as R's read.csv does), not as missing values. If they mean "
                    "missing (pandas writes missing values so), add --na '' to read them as missing.",
                    PysdcWarning)
+
+
+def check_columns(flag: str, names, header, label: str) -> None:
+    """Refuse ``names`` that ``header`` (the columns of ``label``) lacks: "did you mean" (case first, then
+    edit distance; :mod:`pysdc._names`), else the first columns, and a separator hint."""
+    from .._io import separator_hint
+    from .._names import unknown_columns
+
+    missing = [c for c in names if c not in header]
+    if missing:
+        raise InvalidParameterError(unknown_columns(flag, missing, header, label, hint=separator_hint(header)))
+
+
+#: text columns whose values look like numbers with a decimal comma (column -> hint), for the error line
+#: of a failure that follows (e.g. a weight "missing (or non-numeric)"); filled by load()
+DECIMAL_HINTS: dict[str, str] = {}
+
+_DECIMAL_COMMA = r"^\s*[-+]?(?:\d+|\d{1,3}(?:\.\d{3})+),\d+\s*$"
+
+
+def decimal_comma_hints(df: pd.DataFrame, label: str, ws: Warnings) -> None:
+    """Warn about text columns whose values look like numbers with a decimal comma ("504,56") while the
+    decimal mark in use is '.': suggest ``--decimal ,`` (with ``--sep ';'`` for a comma-separated file)."""
+    from .._io import _DIALECT
+
+    dialect = _DIALECT.get() or {}
+    if dialect.get("decimal") == ",":
+        return
+    for col in df.columns:
+        s = df[col]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            values = pd.Series(s.cat.categories.astype(str))
+        elif s.dtype == object or isinstance(s.dtype, pd.StringDtype):
+            values = pd.Series(s.dropna().astype(str).unique()[:1000])
+        else:
+            continue
+        values = values[values.str.strip() != ""]
+        if values.empty:
+            continue
+        looks = values.str.match(_DECIMAL_COMMA)
+        if looks.mean() < 0.9:
+            continue
+        example = values[looks].iloc[0]
+        fix = ("--decimal ','" if dialect.get("sep") not in (None, ",")
+               else "--sep ';' --decimal ',' for a ;-separated file with decimal commas, or write the numbers with "
+                    "decimal points (in a comma-separated file a decimal comma can only stand in quotes)")
+        hint = (f"column {col!r} of {label} looks like numbers written with a decimal comma (e.g. {example!r}) but "
+                f"is read as text, since the decimal mark is '.'; give {fix}.")
+        DECIMAL_HINTS[str(col)] = hint
+        ws.run(f"reading {label}", warnings.warn, hint, PysdcWarning)
+
+
+def same_file(a: str | None, b: str | None) -> bool:
+    """Whether two input files are the same file (same path, a link to it, or identical bytes)."""
+    import hashlib
+    import os
+
+    if not a or not b:
+        return False
+    pa, pb = Path(a), Path(b)
+    try:
+        if not (pa.is_file() and pb.is_file()):
+            return False
+        if os.path.samefile(pa, pb):
+            return True
+        if pa.stat().st_size != pb.stat().st_size:
+            return False
+
+        def digest(p):
+            h = hashlib.sha256()
+            with open(p, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+            return h.digest()
+
+        return digest(pa) == digest(pb)
+    except OSError:
+        return False
+
+
+def warn_same_file(a: str | None, b: str | None, labels: str, consequence: str, ws: Warnings) -> None:
+    """A warning when the original and the masked file are the same (``consequence``: what that makes of
+    the numbers)."""
+    if same_file(a, b):
+        how = "the same file" if Path(a).resolve() == Path(b).resolve() else "identical files (same content)"
+        ws.run("reading", warnings.warn,
+               f"{labels} are {how} ({a!r}, {b!r}): {consequence} by construction; did you mean to give the "
+               "masked release?", PysdcWarning)
+
+
+#: the input formats the readers take (pysdc._io's _kind), for every command's --help
+FORMATS = ".csv, .csv.gz (.bz2, .xz), .tsv, .txt, .parquet, .sav (SPSS), .dta (Stata)"
+
+
+class DeprecatedAlias(argparse.Action):
+    """An old spelling of a flag (hidden from --help): stores into the new flag's destination and prints a
+    one-line notice on stderr."""
+
+    def __init__(self, option_strings, dest, advice: str = "", nargs=None, **kwargs):
+        self.advice = advice
+        super().__init__(option_strings, dest, nargs=nargs, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{PROG}: note: {option_string} is deprecated; {self.advice}.", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_alias(p: argparse.ArgumentParser, old: str, new_flag: str, dest: str, nargs=None, advice=None) -> None:
+    """``old`` as a hidden, deprecated spelling of ``new_flag`` (stored in ``dest``)."""
+    p.add_argument(old, dest=dest, action=DeprecatedAlias, advice=advice or f"use {new_flag} (same meaning)",
+                   nargs=nargs, help=argparse.SUPPRESS, default=argparse.SUPPRESS)
+
+
+def add_names_flag(p: argparse.ArgumentParser, flag: str, help: str, metavar: str = "A,B") -> None:
+    """A flag taking column names as ``a,b`` or ``a b``."""
+    p.add_argument(flag, nargs="+", metavar=metavar, help=help + " (as a,b or a b)")
+
+
+def rescue_positionals(args, positionals, flags) -> None:
+    """``pysdc risk --keys a b data.csv``: the files named after a list of names are the positional
+    arguments (``nargs="+"`` took them); moved back, in order, to the positionals that are missing."""
+    import os
+
+    for p in positionals:  # a deprecated flag for a positional (parity's --data): argparse stores it apart
+        alias = getattr(args, f"alias_{p}", None)
+        if alias is not None and getattr(args, p, None) is None:
+            setattr(args, p, alias)
+    missing = [p for p in positionals if getattr(args, p, None) is None]
+    for flag in flags:
+        names = getattr(args, flag, None)
+        if not missing or not isinstance(names, list):
+            continue
+        k = 0
+        while k < min(len(missing), len(names) - 1) and os.path.exists(names[len(names) - 1 - k]):
+            k += 1
+        if k:
+            taken, names[:] = names[len(names) - k:], names[:len(names) - k]
+            for p, v in zip(missing, taken):
+                setattr(args, p, v)
+            missing = missing[k:]
 
 
 def declare(df: pd.DataFrame, label: str, categorical: list[str] | None, ordered: dict[str, list[str]]) -> pd.DataFrame:
@@ -335,6 +477,10 @@ def report_failure(exc: BaseException, args=None) -> int:
         text = failure_text(exc, args)
     except Exception as inner:  # the translation itself must not end in a traceback
         text = f"internal error: {type(exc).__name__} (and {type(inner).__name__} describing it; please report it)"
+    for col, hint in DECIMAL_HINTS.items():  # e.g. a weight "missing (or non-numeric)" read as text
+        if repr(col) in text:
+            text += " Hint: " + hint
+            break
     if len(text) > _MAX_ERROR:
         text = text[: _MAX_ERROR - 3] + "..."
     print(f"{PROG}: error: {text}", file=sys.stderr)

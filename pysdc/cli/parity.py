@@ -21,18 +21,22 @@ def add_arguments(parser) -> None:
     parser.add_argument("--live", action="store_true",
                         help="also run every case through the R bridge (pysdc.r; needs R, rpy2 and sdcMicro)")
     parser.add_argument("--no-write", action="store_true", help="print the summary only, write no reports")
-    parser.add_argument("--data", default=None,
-                        help="your own data file: run every measure with an sdcMicro counterpart natively and in "
-                             "sdcMicro (through the R bridge: needs R, rpy2 and sdcMicro), and pysdc.SdcProblem "
-                             "against sdcMicro's createSdcObj, and compare them")
-    parser.add_argument("--keys", nargs="+", default=None,
-                        help="key variables of --data (a,b,c or a b c)")
-    parser.add_argument("--masked", default=None,
-                        help="masked version of --data (information loss, dRisk, dRiskRMD)")
-    parser.add_argument("--weight", default=None, help="sampling weight column of --data (also modRisk)")
-    parser.add_argument("--hid", default=None, help="household id column of --data")
-    parser.add_argument("--sensitive", nargs="+", default=None,
-                        help="sensitive variables of --data (ldiversity; a,b or a b)")
+    from ._common import FORMATS, add_alias
+
+    parser.add_argument("data", nargs="?", default=None, metavar="DATA",
+                        help=f"your own data file ({FORMATS}): run every measure with an sdcMicro counterpart "
+                             "natively and in sdcMicro (through the R bridge: needs R, rpy2 and sdcMicro), and "
+                             "pysdc.SdcProblem against sdcMicro's createSdcObj, and compare them")
+    add_alias(parser, "--data", "the positional DATA (pysdc parity DATA --keys ...)", "alias_data",
+              advice="give the file as the positional DATA, as in the other commands (pysdc parity DATA --keys ...)")
+    parser.add_argument("--keys", nargs="+", default=None, metavar="A,B",
+                        help="key variables of DATA (as a,b or a b)")
+    parser.add_argument("--masked", default=None, metavar="MASKED",
+                        help="masked version of DATA (information loss, dRisk, dRiskRMD)")
+    parser.add_argument("--weight", default=None, metavar="W", help="sampling weight column of DATA (also modRisk)")
+    parser.add_argument("--hid", default=None, metavar="H", help="household id column of DATA")
+    parser.add_argument("--sensitive", nargs="+", default=None, metavar="A,B",
+                        help="sensitive variables of DATA (ldiversity; as a,b or a b)")
     parser.add_argument("--random-state", type=int, default=1,
                         help="seed of robeigen's and dRiskRMD's MCD in both (R's set.seed) (default 1)")
     parser.add_argument("--max-rmd-records", type=int, default=None,
@@ -59,6 +63,9 @@ def _bridge():
 
 def run(args) -> int:
     """Entry point of ``pysdc parity``; returns the exit status."""
+    from ._common import rescue_positionals
+
+    rescue_positionals(args, ["data"], ["keys", "sensitive"])
     bad = parity.unknown_functions(args.function)
     if bad:
         valid = ", ".join(f"{r} ({py})" for r, py in parity.FUNCTIONS.items())

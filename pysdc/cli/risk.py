@@ -8,7 +8,22 @@ from pathlib import Path
 from .._errors import InvalidParameterError
 from ..problem import as_sdc_keys
 from ..report import risk_report, risk_text
-from ._common import UsageError, Warnings, add_type_flags, declare, emit_report, load, parse_ordered, read_columns, split_names
+from ._common import (
+    FORMATS,
+    UsageError,
+    Warnings,
+    add_names_flag,
+    add_type_flags,
+    check_columns,
+    declare,
+    emit_report,
+    load,
+    parse_ordered,
+    read_columns,
+    rescue_positionals,
+    split_names,
+    warn_same_file,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -24,23 +39,22 @@ def add_parser(sub) -> None:
                     "MASKED, the distance risk of the masked continuous variables (dRisk, dRiskRMD).",
     )
     r.add_argument("data", nargs="?", metavar="DATA",
-                   help="data file (.csv, .csv.gz, .parquet), or a directory or glob of them (read by DuckDB)")
+                   help=f"data file ({FORMATS}), or a directory or glob of CSV or Parquet files (read by DuckDB)")
     r.add_argument("--demo", action="store_true", help="use pysdc's demo data")
     r.add_argument("--masked", nargs="?", const=True, default=None, metavar="MASKED",
                    help="masked file for --numeric (same records in the same order as DATA). With --demo and "
                         "no file: the key-variable risk is that of the demo's masked release; with --demo, "
                         "--numeric always compares the demo data with its masked release")
     r.add_argument("--masked-schema", metavar="S", help="schema JSON of MASKED (default: its sidecar, if any)")
-    r.add_argument("--numeric", metavar="A,B,C",
-                   help="continuous variables for dRisk and dRiskRMD of MASKED against DATA (needs --masked "
-                        "MASKED, or --demo)")
+    add_names_flag(r, "--numeric", "numeric (continuous) variables for dRisk and dRiskRMD of MASKED against DATA "
+                                   "(needs --masked MASKED, or --demo)")
     r.add_argument("--drisk-k", type=float, default=0.05, metavar="K",
                    help="dRisk's interval half-width in standard deviations of MASKED (default 0.05)")
     r.add_argument("--random-state", type=int, metavar="N",
                    help="seed for dRiskRMD's random MCD subsets (default: a random draw)")
     r.add_argument("--no-suda", action="store_true",
                    help="skip SUDA2 (about 1 s per million records)")
-    r.add_argument("--keys", metavar="A,B,C", help="key (quasi-identifying) variables")
+    add_names_flag(r, "--keys", "categorical key (quasi-identifying) variables")
     r.add_argument("--weight", metavar="W", help="sampling weight column")
     r.add_argument("--hid", metavar="H", help="household id column (household risk)")
     r.add_argument("--max-global-risk", type=float, default=0.01, metavar="R",
@@ -61,6 +75,7 @@ def add_parser(sub) -> None:
 
 def run(args, out) -> int:
     ws = Warnings()
+    rescue_positionals(args, ["data"], ["keys", "numeric"])
     if args.demo:
         if args.data:
             raise UsageError("give either --demo or the file DATA, not both.")
@@ -126,14 +141,7 @@ def run(args, out) -> int:
     for flag, cols in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
                        ("--categorical", categorical or []), ("--ordered", list(ordered)), ("--text", text or []),
                        ("--numeric", numeric if numeric and x_path == path else [])):
-        miss = [c for c in cols if c not in header]
-        if miss:
-            from .._io import separator_hint
-
-            raise InvalidParameterError(
-                f"{flag} names column(s) {miss} that DATA does not have; its columns are {header[:20]}"
-                f"{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
-            )
+        check_columns(flag, cols, header, "DATA")
     numeric_in_data = numeric if numeric and x_path == path else []
     needed = [*keys, weight, hid, args.id, *(categorical or []), *ordered, *numeric_in_data]
     data = load(path, args.schema, "DATA", ws, args.na, columns=read_columns(path, needed), text=text)
@@ -142,6 +150,9 @@ def run(args, out) -> int:
     data = ws.run("key variables", as_sdc_keys, data, keys, collation=args.collation, what="risk")
     x = xm = masked = None
     if numeric:
+        if not args.demo:
+            warn_same_file(x_path, masked_path, "DATA and MASKED",
+                           "every record is its own nearest match (dRisk and dRiskRMD at their maximum)", ws)
         x = data if x_path == path else load(x_path, None, "ORIGINAL", ws, args.na, columns=numeric,
                                                 flag="--numeric")
         xm = _load_masked(masked_path, args, numeric, ws, len(x))

@@ -6,7 +6,23 @@ from pathlib import Path
 
 from .._errors import InvalidParameterError
 from ..report import utility_report, utility_text
-from ._common import UsageError, Warnings, add_type_flags, declare, emit_report, load, parse_ordered, parse_scales, split_names
+from ._common import (
+    FORMATS,
+    UsageError,
+    Warnings,
+    add_alias,
+    add_names_flag,
+    add_type_flags,
+    check_columns,
+    declare,
+    emit_report,
+    load,
+    parse_ordered,
+    parse_scales,
+    rescue_positionals,
+    split_names,
+    warn_same_file,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -21,10 +37,15 @@ def add_parser(sub) -> None:
                     "robeigen (numeric variables), IL_correl and IL_variables, then literature measures (not "
                     "sdcMicro's): il_continuous, il_categorical, hellinger, gsil.",
     )
-    u.add_argument("original", nargs="?", metavar="ORIGINAL", help="original data (.csv, .csv.gz, .parquet)")
+    u.add_argument("original", nargs="?", metavar="ORIGINAL", help=f"original data ({FORMATS})")
     u.add_argument("masked", nargs="?", metavar="MASKED", help="masked data, same records in the same order")
     u.add_argument("--demo", action="store_true", help="use pysdc's demo data (original and masked)")
-    u.add_argument("--vars", metavar="A,B,C", help="variables to compare (default: all common columns)")
+    add_names_flag(u, "--numeric", "numeric (continuous) variables to compare (default: the double columns of both "
+                                   "files but the weight, household id, record ids and key variables; the report "
+                                   "says which were taken and which left out, and why)")
+    add_names_flag(u, "--keys", "categorical (key) variables to compare (IL_variables, il_categorical)")
+    add_alias(u, "--vars", "--numeric", "vars", nargs="+",
+              advice="use --numeric for numeric variables and --keys for categorical ones")
     u.add_argument("--schema", metavar="S", help="schema JSON of ORIGINAL (default: its sidecar, if any)")
     u.add_argument("--masked-schema", metavar="S",
                    help="schema JSON of MASKED (default: its sidecar, else --schema)")
@@ -46,7 +67,9 @@ def add_parser(sub) -> None:
     u.add_argument("--ci", choices=("t", "profile", "wald"),
                    help="interval of --regression's coefficients (default: R's confint: t for gaussian, profile "
                         "likelihood for binomial/poisson; wald: confint.default)")
-    u.add_argument("--weight", metavar="COL", help="weight column for --estimate and --regression")
+    u.add_argument("--weight", metavar="COL", help="weight column for --estimate and --regression (and left out of "
+                                                   "the default --numeric variables)")
+    u.add_argument("--hid", metavar="H", help="household id column (left out of the default --numeric variables)")
     u.add_argument("--level", type=float, default=0.95, metavar="P",
                    help="confidence level of --estimate and --regression intervals (default 0.95)")
     u.add_argument("--plots", metavar="DIR",
@@ -62,6 +85,7 @@ def add_parser(sub) -> None:
 
 def run(args, out) -> int:
     ws = Warnings()
+    rescue_positionals(args, ["original", "masked"], ["numeric", "keys", "vars"])
     if args.demo:
         if args.original or args.masked:
             raise UsageError("give either --demo or the files ORIGINAL and MASKED, not both.")
@@ -74,6 +98,7 @@ def run(args, out) -> int:
             raise UsageError("utility needs two files, ORIGINAL and MASKED (or --demo).")
         orig_path, masked_path = args.original, args.masked
         shown = (orig_path, masked_path)
+        warn_same_file(orig_path, masked_path, "ORIGINAL and MASKED", "every information loss is 0", ws)
         from ..engine._cli import choose_engine
 
         if choose_engine(args.engine, orig_path, masked_path, columns=_needed(args), memory_limit=args.memory_limit,
@@ -82,8 +107,7 @@ def run(args, out) -> int:
                 raise UsageError("--estimate, --regression and --plots need the records in memory: use --engine pandas.")
             from ..engine._cli import run_utility
 
-            return run_utility(args, orig_path, masked_path, split_names(args.vars, "--vars"),
-                               parse_scales(args.scale), ws, out)
+            return run_utility(args, orig_path, masked_path, _explicit_vars(args), parse_scales(args.scale), ws, out)
         if args.id is not None:
             raise UsageError("--id pairs the records on an engine; with --engine pandas (or a small file) the records "
                              "are paired by position: use --engine duckdb to pair them by --id.")
@@ -92,9 +116,10 @@ def run(args, out) -> int:
     ordered = parse_ordered(args.ordered)
     scales = parse_scales(args.scale)
     text = split_names(args.text, "--text")
-    vars_ = split_names(args.vars, "--vars")
+    vars_ = _explicit_vars(args)
     if vars_ is None and args.demo:
         vars_ = list(_DEMO_UTILITY_VARS)
+    keys = split_names(args.keys, "--keys") or []
     for label, path in (("ORIGINAL", orig_path), ("MASKED", masked_path)):
         if not Path(path).name.lower().endswith((".parquet", ".pq")) and not Path(path).exists():
             raise FileNotFoundError(f"{label} file {path!r} does not exist")
@@ -103,26 +128,28 @@ def run(args, out) -> int:
     hx, hm = read_header(orig_path), read_header(masked_path)
     only_x = [c for c in hx if c not in hm]
     only_xm = [c for c in hm if c not in hx]
+    chosen = None  # the default variables: which were taken, which left out and why
+    for flag, cols in (("--keys", keys), ("--weight", [args.weight] if args.weight else []),
+                       ("--hid", [args.hid] if args.hid else [])):
+        check_columns(flag, cols, hx, "ORIGINAL")
     if vars_ is None:
-        vars_ = [c for c in hx if c in hm]
-        if not vars_:
+        common = [c for c in hx if c in hm]
+        if not common:
             raise InvalidParameterError("ORIGINAL and MASKED have no column in common; the measures compare "
                                         "variables by name." + (separator_hint(hx) or separator_hint(hm)))
+        check_columns("--keys", keys, hm, "MASKED")
+        vars_ = common  # read them all to see their types; the default is chosen below
     else:
         for label, header in (("ORIGINAL", hx), ("MASKED", hm)):
-            miss = [v for v in vars_ if v not in header]
-            if miss:
-                raise InvalidParameterError(
-                    f"--vars names column(s) {miss} that {label} does not have; "
-                    f"its columns are {header[:20]}{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
-                )
+            check_columns(_vars_flag(args), vars_, header, label)
     estimates, regressions = list(args.estimate or []), list(args.regression or [])
     if not 0 < args.level < 1:
         raise UsageError(f"--level must lie strictly between 0 and 1; got {args.level}.")
     if args.ci is not None and not regressions:
         raise UsageError("--ci applies to --regression; give one.")
-    if args.weight is not None and not (estimates or regressions):
-        raise UsageError("--weight applies to --estimate and --regression; give one of them.")
+    if args.weight is not None and not (estimates or regressions) and (args.demo or _explicit_vars(args) is not None):
+        raise UsageError("--weight applies to --estimate and --regression (and leaves the weight out of the default "
+                         "variables, without --numeric); give one of them.")
     if args.plots is not None:
         _check_plots_dir(args.plots, [orig_path, masked_path, args.schema, args.masked_schema])
     extra = []  # columns the estimates, regressions and weight need beyond the compared variables
@@ -131,16 +158,11 @@ def run(args, out) -> int:
 
         extra = referenced_columns(estimates + regressions, hx)
         if args.weight is not None:
-            if args.weight not in hx:
-                raise InvalidParameterError(f"--weight names column {args.weight!r} that ORIGINAL does not have; "
-                                            f"its columns are {hx[:20]}{' ...' if len(hx) > 20 else ''}.")
             extra.append(args.weight)
         extra = [c for c in dict.fromkeys(extra) if c not in vars_ and c in hm]
     for flag, cols in (("--categorical", categorical or []), ("--ordered", list(ordered)), ("--text", text or [])):
         for label, header in (("ORIGINAL", hx), ("MASKED", hm)):
-            miss = [c for c in cols if c not in header]
-            if miss:
-                raise InvalidParameterError(f"{flag} names column(s) {miss} that {label} does not have.")
+            check_columns(flag, cols, header, label)
     # only the compared variables (and those the benchmarks name) are read: declarations of other
     # columns have nothing to act on
     read = vars_ + extra
@@ -162,16 +184,33 @@ def run(args, out) -> int:
         )
     x = declare(x, "ORIGINAL", categorical, ordered)
     xm = declare(xm, "MASKED", categorical, ordered)
+    if chosen is None and _explicit_vars(args) is None and not args.demo:
+        from .._types import r_class
+
+        # columns declared --categorical / --ordered are meant: compared as categorical, like --keys
+        keys = keys + [c for c in [*(categorical or []), *ordered] if c not in keys]
+        chosen = default_variables(vars_, {c: r_class(x[c]) for c in vars_}, {c: r_class(xm[c]) for c in vars_},
+                                   weight=args.weight, hid=args.hid, keys=keys, wanted=list(scales),
+                                   record_id=lambda c: _record_id(x[c]))
+        vars_ = keys + chosen["taken"]
+        if not vars_:
+            raise InvalidParameterError(
+                "no variable to compare: ORIGINAL and MASKED have no double (numeric) column but those left out ("
+                + "; ".join(f"{c}: {why}" for c, why in chosen["excluded"].items())
+                + "); name the variables with --numeric a,b (numeric) or --keys a,b (categorical).")
     bad_scale = [c for c in scales if c not in vars_]
     if bad_scale:
         raise InvalidParameterError(f"--scale names column(s) {bad_scale} that are not among the variables used "
                                     f"({', '.join(vars_)}).")
-    listed = args.vars is None and not args.demo
+    listed = _explicit_vars(args) is None and not args.demo
     report = utility_report(
         x[vars_], xm[vars_], vars_=vars_, scales=scales, random_state=args.random_state,
         original={"path": shown[0], "n_columns": len(hx)}, masked={"path": shown[1], "n_columns": len(hm)},
         only_in=(only_x, only_xm) if listed else ([], []), run=ws.run,
     )
+    if chosen is not None:
+        report["variable_selection"] = {"numeric_taken": chosen["taken"], "keys": keys,
+                                        "left_out": chosen["excluded"]}
     comparisons = {}
     if estimates or regressions:
         from ..report._benchmarks import benchmark_section
@@ -188,6 +227,15 @@ def run(args, out) -> int:
 def _render(report: dict) -> str:
     text = utility_text(report)
     lines = []
+    sel = report.get("variable_selection")
+    if sel:  # the default variables: which were taken, which left out and why
+        lines += ["", "Variables (no --numeric given: the double columns of both files)",
+                  f"  numeric taken: {', '.join(sel['numeric_taken']) or 'none'}"]
+        if sel["keys"]:
+            lines.append(f"  categorical (--keys, --categorical, --ordered): {', '.join(sel['keys'])}")
+        for col, why in sel["left_out"].items():
+            lines.append(f"  left out: {col}: {why}")
+        lines.append("  name the variables with --numeric a,b (and --keys for categorical ones)")
     if report.get("benchmarks"):
         from ..report._benchmarks import benchmark_text
 
@@ -238,6 +286,73 @@ def _write_plots(x, xm, directory: str, comparison, inputs=()) -> dict:
 
 
 def _needed(args):
-    """The columns ``--engine auto`` estimates the memory of (None: all, without --vars)."""
-    names = split_names(args.vars, "--vars")
+    """The columns ``--engine auto`` estimates the memory of (None: all, without --numeric)."""
+    names = _explicit_vars(args)
     return None if names is None else names + ([args.id] if args.id else [])
+
+
+def _vars_flag(args) -> str:
+    return "--vars" if getattr(args, "vars", None) is not None else "--keys/--numeric"
+
+
+def _explicit_vars(args) -> list | None:
+    """The variables named on the command line: --keys then --numeric (or the deprecated --vars); None
+    when --numeric is not given (the default numeric variables are chosen from the data)."""
+    old = split_names(getattr(args, "vars", None), "--vars")
+    if old is not None:
+        return old
+    numeric = split_names(args.numeric, "--numeric")
+    if numeric is None:
+        return None
+    keys = split_names(args.keys, "--keys") or []
+    both = [c for c in numeric if c in keys]
+    if both:
+        raise UsageError(f"--numeric and --keys both name {both}; a variable is numeric or categorical.")
+    return keys + numeric
+
+
+def _looks_like_id_name(name: str) -> bool:
+    n = str(name)
+    return n.lower() == "id" or n.lower().endswith(("_id", ".id", "-id", " id")) or n.lower().startswith(
+        ("id_", "id.", "id-", "id ")) or (n.endswith("ID") and len(n) > 2 and not n.isupper())
+
+
+def default_variables(candidates: list, class_x: dict, class_xm: dict, *, weight=None, hid=None, keys=(), wanted=(),
+                      record_id=lambda c: False) -> dict:
+    """The numeric variables a user would mean when none is named: the double (R "numeric") columns of both
+    files, leaving out the weight, the household id, the key variables, record ids (a name like id / *_id,
+    or whole numbers increasing from record to record) and columns of other types (unless ``wanted``: named by --scale);
+    ``class_x``, ``class_xm``: each column's R class in each file; ``record_id(col)``: whether a column
+    holds whole numbers, all distinct. Returns ``{"taken": [...], "excluded": {col: why}}``."""
+    taken, excluded = [], {}
+    for c in candidates:
+        cx, cm = class_x[c], class_xm[c]
+        if c == weight:
+            excluded[c] = "the weight (--weight)"
+        elif c == hid:
+            excluded[c] = "the household id (--hid)"
+        elif c in keys:
+            excluded[c] = "categorical (--keys, --categorical or --ordered): compared as such, not as numeric"
+        elif c in wanted:
+            taken.append(c)
+        elif cx != "numeric" or cm != "numeric":
+            kind = cx if cx == cm else f"{cx} / {cm}"
+            excluded[c] = (f"{kind}, not double: give it with --numeric or --keys to compare it"
+                           if kind in ("integer", "factor", "ordered", "character", "logical") else
+                           f"{kind}, not double")
+        elif _looks_like_id_name(c):
+            excluded[c] = "its name says it is an id"
+        elif record_id(c):
+            excluded[c] = "a record id (whole numbers, increasing)"
+        else:
+            taken.append(c)
+    return {"taken": taken, "excluded": excluded}
+
+
+def _record_id(s) -> bool:
+    import numpy as np
+
+    v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+    if len(v) < 10 or np.isnan(v).any():
+        return False
+    return bool(np.all(v == np.round(v))) and bool(np.all(np.diff(v) > 0))

@@ -247,12 +247,11 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     stage(f"opening {args.data}")
     data = _scan(args.data, args, "DATA")
     cols = data.columns
+    from ..cli._common import check_columns
+
     for flag, names in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
                         ("--id", [args.id] if args.id else [])):
-        miss = [c for c in names if c not in cols]
-        if miss:
-            raise InvalidParameterError(f"{flag} names column(s) {miss} that DATA does not have; its columns are "
-                                        f"{cols[:20]}{' ...' if len(cols) > 20 else ''}.")
+        check_columns(flag, names, cols, "DATA")
     from .._output import sigterm_as_exception
     from ._risk import writing_individual
 
@@ -398,13 +397,25 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     stage(f"opening {orig_path} and {masked_path}")
     x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")
     hx, hm = x.columns, xm.columns
-    if vars_ is None:
-        vars_ = [c for c in hx if c in hm and c != args.id]
+    from ..cli._common import check_columns
+    from ..cli.utility import default_variables
+
+    chosen = None
+    if vars_ is None:  # the default: the double columns but weight, household id, ids and keys (issue 26)
+        keys = [c for c in (getattr(args, "keys", None) or []) for c in str(c).split(",") if c.strip()]
+        common = [c for c in hx if c in hm and c != args.id]
+        tx, tm = x.table(), xm.table()
+        chosen = default_variables(common, {c: tx.rclass(c) for c in common}, {c: tm.rclass(c) for c in common},
+                                   weight=args.weight, hid=getattr(args, "hid", None), keys=keys,
+                                   wanted=list(scales or {}))
+        vars_ = [c.strip() for c in keys] + chosen["taken"]
+        if not vars_:
+            raise InvalidParameterError("no variable to compare: ORIGINAL and MASKED have no double (numeric) column "
+                                        "but those left out (" + "; ".join(f"{c}: {why}" for c, why in
+                                                                          chosen["excluded"].items())
+                                        + "); name the variables with --numeric a,b or --keys a,b.")
     for label, header in (("ORIGINAL", hx), ("MASKED", hm)):
-        miss = [c for c in vars_ + ([args.id] if args.id else []) if c not in header]
-        if miss:
-            raise InvalidParameterError(f"--vars/--id name column(s) {miss} that {label} does not have; its columns "
-                                        f"are {header[:20]}.")
+        check_columns("--keys/--numeric/--id", vars_ + ([args.id] if args.id else []), header, label)
     keep = vars_ + ([args.id] if args.id else [])
     xs = _select(x, keep, args)
     xms = _select(xm, keep, args)
@@ -412,6 +423,9 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     report = {"format": "pysdc-utility-engine-1", "pysdc_version": pysdc.__version__, "engine": xs.engine,
               "original": {"path": orig_path}, "masked": {"path": masked_path}, "variables": vars_,
               "paired_by": args.id or "position", "d_utility": {}}
+    if chosen is not None:
+        report["variable_selection"] = {"numeric_taken": chosen["taken"], "keys": vars_[:len(vars_) - len(chosen["taken"])],
+                                        "left_out": chosen["excluded"]}
     stage("dUtility IL1, IL1s, eigen, IL_correl and IL_variables (three passes over the records)")
     res = ws.run("utility", utility_engine, xs, xms, numeric, scales or None)
     if numeric:

@@ -249,23 +249,25 @@ def _check_weights(table, w, func, *, clean: bool) -> None:
 
     def examples(kind):
         wx = _weight_expr(table, w)
-        return _examples(table, f"abs({wx}) = {_INF}" if kind == "inf" else f"{wx} IS NULL")
+        return _examples(table, f"abs({wx}) = {_INF}" if kind == "inf" else f"{wx} IS NULL", table.q(w))
 
     weight_rules(w, func=func, cls=cls, n_inf=int(n_inf or 0), n_na=int(n_na or 0), n_below=int(below or 0),
                  smallest=None if smallest is None else float(smallest), n_nonpos=int(nonpos or 0), examples=examples)
 
 
-def _examples(table, condition: str) -> list:
+def _examples(table, condition: str, value: str = "NULL") -> list:
     """The first five records meeting ``condition``, as the pandas path names them (the rows of a default
     index): their positions, or the scan's id values; none for a Spark DataFrame without an id (no positions)."""
     if table.id:
         col = table.q(table.id)
     elif table.has_positions():
-        col = "pysdc_position"
+        col = "pysdc_position + 1"  # 1-based record numbers, as in R and the pandas path
     else:
         return []
-    found = table.fetch(f"SELECT {col} AS pysdc_e FROM ({table.with_position()}) s WHERE {condition} ORDER BY 1 LIMIT 5")
-    return [v.item() if hasattr(v, "item") else v for v in found["pysdc_e"]]
+    found = table.fetch(f"SELECT {col} AS pysdc_e, {value} AS pysdc_v FROM ({table.with_position()}) s "
+                        f"WHERE {condition} ORDER BY 1 LIMIT 5")
+    plain = [[v.item() if hasattr(v, "item") else v for v in found[c]] for c in ("pysdc_e", "pysdc_v")]
+    return [(f"{table.id} {e!r}" if table.id else e, v) for e, v in zip(*plain)]
 
 
 def _key_match(table, keys, left="s.", right="r.") -> str:

@@ -184,14 +184,14 @@ def weight_rules(w, *, func: str, cls: str, n_inf: int, n_na: int, n_below: int,
         )
     if n_inf:
         raise InvalidParameterError(
-            f"w: weight column {w!r} has {n_inf} infinite value(s), e.g. at rows {examples('inf')}; an "
+            f"w: weight column {w!r} has {n_inf} infinite value(s), e.g. {_records(examples('inf'))}; an "
             "infinite weight makes the population frequency Fk of its whole key combination infinite and its "
             "risk 0. Fix or drop those records."
         )
     if n_na:
         raise InvalidParameterError(
-            f"w: weight column {w!r} has {n_na} missing (or non-numeric) value(s), e.g. at rows "
-            f"{examples('na')}; sdcMicro cannot use them (its population frequencies become NA and the risk "
+            f"w: weight column {w!r} has {n_na} missing (or non-numeric) value(s), e.g. "
+            f"{_records(examples('na'))}; sdcMicro cannot use them (its population frequencies become NA and the risk "
             "computation stops). Impute or drop those records, or call without w."
         )
     if n_below:
@@ -215,6 +215,28 @@ def weight_rules(w, *, func: str, cls: str, n_inf: int, n_na: int, n_below: int,
         )
 
 
+def _records(examples) -> str:
+    """``record 6 (value 'abc')``, ``records 6 (value nan), 9 (value inf)``: 1-based record numbers (as in
+    R) and the values found there; ``examples`` holds (record, value) pairs."""
+    shown = [f"{r} (value {v!r})" for r, v in examples]
+    if not shown:
+        return "records not identifiable (no positions)"
+    return ("record " if len(shown) == 1 else "records ") + ", ".join(shown)
+
+
+def _examples(s: pd.Series, mask) -> list:
+    """Up to five (1-based record number, value) pairs where ``mask`` holds; a record is named by its row
+    number, and by its index label too when the index is not the default 0, 1, ..."""
+    pos = np.flatnonzero(mask)[:5]
+    default = isinstance(s.index, pd.RangeIndex) and s.index.start == 0 and s.index.step == 1
+    out = []
+    for p in pos:
+        v = s.iloc[p]
+        v = v.item() if hasattr(v, "item") else v
+        out.append((int(p) + 1 if default else f"{int(p) + 1} (index {s.index[p]!r})", v))
+    return out
+
+
 def _weights(data: pd.DataFrame, w, *, func: str):
     if w is None:
         return None
@@ -226,7 +248,7 @@ def _weights(data: pd.DataFrame, w, *, func: str):
     weight_rules(w, func=func, cls=cls, n_inf=int(np.isinf(v).sum()), n_na=int(np.isnan(v).sum()),
                  n_below=int(below.sum()), smallest=float(v[below].min()) if below.any() else None,
                  n_nonpos=int((v <= 0).sum()),
-                 examples=lambda kind: list(data.index[np.isinf(v) if kind == "inf" else bad][:5]))
+                 examples=lambda kind: _examples(s, np.isinf(v) if kind == "inf" else bad))
     return v
 
 
