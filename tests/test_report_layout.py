@@ -153,6 +153,20 @@ def test_the_navigation_fits_the_window(layouts, width):
         assert len({round(a["top"]) for a in lay["nav"]}) > 1
 
 
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_demo_report_never_scrolls_sideways(width, tmp_path):
+    """The demo adds what eusilc's run has not: a regression table, l-diversity, a household id."""
+    x, xm = pysdc.load_demo_pair()
+    p = SdcProblem(x, ["region", "urbrur", "sex", "age_group", "education"], num_vars=["income", "expenditure",
+                   "savings"], w="weight", hid="hid", sensitive=["health_status"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = p.report(xm, tmp_path / "demo.html", random_state=1, regression="log(income) ~ age_group + sex",
+                        regression_where="income > 0")
+    lay = _layout(path, width, tmp_path / f"demo_{width}.png")
+    assert lay["scrollWidth"] <= lay["clientWidth"] and not lay["beyond"], lay
+
+
 def test_wide_tables_keep_their_text_readable(eusilc):
     """The estimates' method (one long text, the same in every row) squeezed the numbers; it is said once under
     the table, and a long text cell keeps a readable width."""
@@ -237,6 +251,9 @@ def test_each_warning_stands_next_to_its_number(eusilc, layouts):
     rmd = [r for r in re.findall(r"<tr>(.*?)</tr>", risk, re.S) if "dRiskRMD" in r]
     assert rmd and all('class="flag"' in r for r in rmd)
     assert re.search(r'<div class="warn" data-warning="\d+">.*?d_risk_rmd: x has missing values', risk, re.S)
+    # every warning of the list at the end is shown next to a number somewhere
+    listed = re.findall(r'<tr id="warning-(\d+)">', _section(doc, "warnings"))
+    assert listed and all(re.search(rf'class="flag" href="#warning-{n}"', doc) for n in listed)
     # every flag is drawn (it has a box), at both widths
     for lay in layouts.values():
         assert lay["flags"] and all(f["width"] > 0 and f["height"] > 0 for f in lay["flags"])

@@ -886,7 +886,7 @@ def _per_variable(pv: pd.DataFrame, notes: _Notes) -> str:
         row = [v]
         for c in pv.columns:
             # NaN here: the measure does not cover the variable (not a degenerate value)
-            row += [r[c] if _missing(r[c]) else _val(r[c], None, _PV_TARGETS.get(c)), _bar(r[c], tops[c])]
+            row += [r[c] if _missing(r[c]) else _val(r[c], None, _PV_TARGETS.get(c)), _bar(r[c], tops[c], width=60)]
         rows.append(row)
     nums = {1 + 2 * i for i in range(len(pv.columns))}
     legend = " ".join(f"{c} {_badge(src.get(c, 'pysdc'))}" for c in pv.columns)
