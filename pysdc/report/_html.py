@@ -574,14 +574,14 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
     # ---- household
     parts.append(_section("household", _household(rep0, rep1, problem.hid)))
     # ---- suda2
-    su = _suda(rep0, rep1)
+    su = _suda(rep0, rep1, notes)
     if risk0.suda2 is not None and figs.on:
         dm = None if risk1 is None or risk1.suda2 is None else np.asarray(risk1.suda2.dis_score, dtype=float)
         su += figs.img(lambda: _suda_hist(np.asarray(risk0.suda2.dis_score, dtype=float), dm),
                        "DIS-SUDA scores of the records with a score above 0 (sdcMicro's suda2).", "SUDA2 scores")
     parts.append(_section("suda2", notes.boxes("suda2") + su))
     # ---- l-diversity
-    parts.append(_section("ldiversity", notes.boxes("ldiversity") + _ldiv(risk0, risk1)))
+    parts.append(_section("ldiversity", notes.boxes("ldiversity") + _ldiv(risk0, risk1, notes)))
     # ---- utility
     if putil is None:
         parts.append(_section("utility", _note("No masked file was given: information loss compares a masked file "
@@ -782,7 +782,7 @@ def _household(rep0, rep1, hid) -> str:
                     "of its members is (sdcMicro's measure_risk with hid)."))
 
 
-def _suda(rep0, rep1) -> str:
+def _suda(rep0, rep1, notes: _Notes) -> str:
     s0 = rep0.get("suda2") or {}
     if s0.get("status") != "ok":
         return _note(f"SUDA2 was not computed: {s0.get('error') or 'not applicable'}.")
@@ -798,11 +798,12 @@ def _suda(rep0, rep1) -> str:
             ["mean DIS-SUDA score", _Raw(_num(d0["mean"])), _Raw(_num(d1["mean"])) if d1 else _Raw("")]]
     rows += [[f"DIS-SUDA {q}", _Raw(_num(v)), _Raw(_num(d1["quantiles"][q])) if d1 else _Raw("")]
              for q, v in d0["quantiles"].items()]
-    out = _table(["", "original", "masked" if s1 else ""], rows) + _badge("pysdc") + _note(
+    out = _table([_Raw(notes.flags("suda2")), "original", "masked" if s1 else ""], rows, num_cols={1, 2}) + _badge(
+        "pysdc") + _note(
         "pysdc's summaries of sdcMicro's suda2 scores (dis_fraction = 0.01).")
     ac = s0["attribute_contributions"]
     top = max([abs(v) for v in ac.values() if v == v] + [1e-12])
-    out += "<h3>Contribution of each key variable (%)</h3>" + _table(
+    out += "<h3>Contribution of each key variable (%)" + notes.flags("suda2") + "</h3>" + _table(
         ["variable", "contribution (%)", ""], [[k, v, _bar(v, top)] for k, v in ac.items()], num_cols={1}) + _badge(
         "sdcMicro: suda2")
     if s0["top"]:
@@ -816,7 +817,7 @@ def _stat(f, a: np.ndarray) -> float:
     return float(f(a)) if a.size else float("nan")
 
 
-def _ldiv(risk0, risk1) -> str:
+def _ldiv(risk0, risk1, notes: _Notes) -> str:
     if risk0.ldiversity is None:
         return _note(f"l-diversity was not computed: {risk0.skipped.get('ldiversity', 'not applicable')}.")
     rows = []
@@ -829,7 +830,7 @@ def _ldiv(risk0, risk1) -> str:
                          _Raw(_num(int(np.sum(a < 2)))),
                          *((_Raw(_num(_stat(np.nanmin, b))), _Raw(_num(int(np.sum(b < 2))))) if b is not None else
                            (_Raw(""), _Raw("")))])
-    return (_table(["sensitive variable", "l-diversity", "min", "median", "records with l < 2", "min (masked)",
+    return (_table([_Raw("sensitive variable" + notes.flags("ldiversity")), "l-diversity", "min", "median", "records with l < 2", "min (masked)",
                     "records with l < 2 (masked)"], rows)
             + _badge("sdcMicro: ldiversity") + _note("Per record, l-diversity of the sensitive variable within the "
                                                     "record's key combination (sdcMicro's ldiversity); min, median "
@@ -1185,9 +1186,12 @@ def _verdict(rep: dict, data: pd.DataFrame, keys: list, ind: pd.DataFrame, putil
                 body += (" Flagged in the information-loss table (warnings or values that cannot be right): "
                          + _e(", ".join(odd)) + ".")
             out.append(_item("loss", status, f"information loss: {band}", body, _GSIL_RULE, notes.flags("gsil")))
-    n_w = len(notes.entries())
-    if n_w:
-        out.append(_note(f"{n_w} warning{'s' if n_w != 1 else ''} explain{'' if n_w != 1 else 's'} some numbers: "
-                         "each is flagged (\u26a0 warning n) next to the numbers it concerns and listed under "
-                         "Warnings at the end."))
+    entries = notes.entries()
+    placed = sum(1 for e in entries if e["targets"])
+    if entries:
+        text = (f"{len(entries)} warning{'s' if len(entries) != 1 else ''} came up while the numbers were computed"
+                + (f"; {placed} flagged (\u26a0 warning n) next to the numbers {'it concerns' if placed == 1 else 'they concern'}"
+                   if placed else "") + (f"; {len(entries) - placed} about no single number" if placed < len(entries)
+                                         else "") + ". All are listed under Warnings at the end.")
+        out.append(_note(text))
     return "".join(out)
