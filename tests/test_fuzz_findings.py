@@ -109,3 +109,19 @@ def test_near_singular_classes_are_explained_divergences(measure, variant, seed)
     case = f"fuzz:{measure}:{variant}:{','.join(ds.tags)}:{seed}"
     div = divergence_for(case, load_divergences(), "fuzz")
     assert div is not None and "warns" in div["reason"]
+
+
+# ---- modRisk weightedLLM on seed 668: a non-converged IRLS, warned and explained
+
+
+def test_mod_risk_non_converged_fit_warns_that_digits_follow_rounding():
+    ds = make_dataset(668)
+    with pytest.warns(DegenerateResultWarning, match="not a maximum-likelihood fit"):
+        pysdc.mod_risk(ds.data, "~ k1 + k2 + k3", method="weightedLLM", w="w")
+
+
+def test_mod_risk_seed_668_is_an_explained_divergence():
+    ds = make_dataset(668)
+    case = f"fuzz:modRisk:weightedLLM:{','.join(ds.tags)}:668"
+    div = divergence_for(case, load_divergences(), "fuzz")
+    assert div is not None and "warns" in div["reason"]
