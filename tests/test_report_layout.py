@@ -207,6 +207,10 @@ def test_the_verdict_comes_first_and_answers_in_plain_language(eusilc, layouts):
     bad = int(r1.k_anonymity.loc[3, "unweighted"])
     assert bad > 0 and items["k-anonymity"] == "fail"
     assert f"{bad:,} of {len(xm):,} records" in v and "at k = 3: not met" in v
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r0 = p.risk()
+    assert f"In the original file: {int(r0.k_anonymity.loc[3, 'unweighted']):,} records." in v
     gr = r1.measure_risk.global_risk
     assert items["global-risk"] == ("ok" if gr <= 0.01 else "fail")
     assert f"{100 * gr:.4g} %" in v and "target 1 %" in v

@@ -618,7 +618,8 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
     judged = xm if xm is not None else x
     judged_risk = risk1 if risk1 is not None else risk0
     parts.insert(0, _section("verdict", _verdict(rep1 or rep0, judged, keys, judged_risk.measure_risk.individual,
-                                                 putil, k, notes, masked=xm is not None)))
+                                                 putil, k, notes, masked=xm is not None,
+                                                 before=(rep0, risk0.measure_risk.individual) if rep1 else None)))
     _rewarn(notes)
     missing = f'<p class="warn">{_e(figs.missing)}</p>' if figs.missing and plots else ""
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -1092,11 +1093,19 @@ def _pct(a: float, n: int) -> str:
     return f"{100 * a / n:.3g} %" if n else "NA"
 
 
+def _k_violations(rep: dict, ind: pd.DataFrame, k: int) -> tuple[int, str]:
+    """Records violating k-anonymity: kAnon_violations' count where the model has it, else fk < k."""
+    row = next((v for v in rep["k_anonymity"]["violations"] if v["k"] == k), None)
+    if row is not None:
+        return int(row["unweighted"]), "sdcMicro's kAnon_violations"
+    return int(np.sum(np.asarray(ind["fk"], dtype=float) < k)), "records with fk < k, from sdcMicro's fk (measure_risk)"
+
+
 def _verdict(rep: dict, data: pd.DataFrame, keys: list, ind: pd.DataFrame, putil, k: int, notes: _Notes, *,
-             masked: bool) -> str:
+             masked: bool, before: tuple | None = None) -> str:
     """Plain-language answers, each with its rule: k-anonymity at ``k``, the global risk against its target,
     the riskiest combinations, the loss band -- of the masked file when there is one (what would be released),
-    else of the original."""
+    else of the original (``before``: the original's model and individual risks, said for comparison)."""
     from ._summaries import HIGH_RISK_FLOOR, HIGH_RISK_MADS, higher_risk
 
     which = "the masked file" if masked else "the original file (no masked file was given)"
@@ -1105,17 +1114,14 @@ def _verdict(rep: dict, data: pd.DataFrame, keys: list, ind: pd.DataFrame, putil
     out = [f"<p>The answers below are about <b>{_e(which)}</b>, {n:,} records, key variables {_e(', '.join(keys))}.</p>"]
 
     # k-anonymity
-    row = next((v for v in rep["k_anonymity"]["violations"] if v["k"] == k), None)
-    fk = np.asarray(ind["fk"], dtype=float)
-    if row is not None:
-        bad, how = int(row["unweighted"]), "sdcMicro's kAnon_violations"
-    else:
-        bad, how = int(np.sum(fk < k)), "records with fk < k, from sdcMicro's fk (measure_risk)"
+    bad, how = _k_violations(rep, ind, k)
     status = "ok" if bad == 0 else "fail"
     head = f"k-anonymity at k = {k}: {'met' if bad == 0 else 'not met'}"
     body = (f"Every key combination is shared by at least {k} records." if bad == 0 else
             f"{bad:,} of {n:,} records ({_pct(bad, n)}) have a key combination shared by fewer than {k} records "
             f"({how}).")
+    if before is not None:
+        body += f" In the original file: {_k_violations(before[0], before[1], k)[0]:,} records."
     out.append(_item("k-anonymity", status, head, body,
                      f"a file is {k}-anonymous when every record's combination of {combo} occurs at least {k} times in "
                      f"the file (fk >= {k}); a missing key value matches any value (sdcMicro's rule for missing keys)."
@@ -1137,6 +1143,8 @@ def _verdict(rep: dict, data: pd.DataFrame, keys: list, ind: pd.DataFrame, putil
         if not under and not _missing(g["threshold"]):
             body += (f" Capping the individual risks at {_e(fmt(g['threshold']))} would bring it down to the target "
                      "(sdcMicro's threshold).")
+    if before is not None and not _missing(before[0]["global"]["global_risk"]):
+        body += f" In the original file: {_e(fmt(100 * float(before[0]['global']['global_risk']), 4))} %."
     h = rep.get("household")
     if h:
         body += f" Household risk: {_e(fmt(h['risk_pct'], 4))} % ({_e(fmt(h['expected_reidentifications']))} expected)."
