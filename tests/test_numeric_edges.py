@@ -194,7 +194,7 @@ def test_utility_report_bounds_the_matrix_measures(monkeypatch):
     m = rep["measures"]
     for name in ("eigen", "robeigen", "il_correl"):
         assert m[name]["status"] == "skipped", name
-        assert "4 numeric variables" in m[name]["error"] and "--vars" in m[name]["error"]
+        assert "4 numeric variables" in m[name]["error"] and "--numeric" in m[name]["error"]
     for name in ("il_continuous", "gsil"):
         assert rep["literature"]["measures"][name]["status"] == "skipped", name
     for name in ("IL1", "IL1s", "il_variables"):

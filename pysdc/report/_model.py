@@ -89,7 +89,7 @@ def _too_wide(name: str, p: int, limit: int, call: str) -> dict | None:
     return {"status": "skipped", "value": None,
             "error": f"not computed: {p:,} numeric variables, more than the report's limit of {limit:,} for "
                      f"{name} (it builds {p:,} x {p:,} matrices: its time grows with the cube of the number of "
-                     f"variables, its memory with the square). Select at most {limit:,} variables (--vars), or "
+                     f"variables, its memory with the square). Select at most {limit:,} variables (--numeric), or "
                      f"call {call} on them directly."}
 
 
