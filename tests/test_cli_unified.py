@@ -110,6 +110,14 @@ def test_keys_take_commas_or_spaces_and_data_is_positional(capsys, files):
     code, out, err = run(capsys, "utility", "--numeric", "income", "savings", px, pm, "--json")
     assert code == 0, err
     assert json.loads(out)["variables"]["selected"] == ["income", "savings"]
+    # every list of names does: --categorical, --text, --sensitive
+    code, out_a, err = run(capsys, "utility", px, pm, "--numeric", "income", "--categorical", "region", "sex",
+                           "--keys", "region", "sex", "--json")
+    assert code == 0, err
+    code, out_b, err = run(capsys, "utility", px, pm, "--numeric", "income", "--categorical", "region,sex",
+                           "--keys", "region,sex", "--json")
+    assert code == 0, err
+    assert json.loads(out_a)["measures"] == json.loads(out_b)["measures"]
 
 
 def test_parity_takes_data_as_positional_and_data_flag_as_alias(capsys):

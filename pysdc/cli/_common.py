@@ -307,7 +307,7 @@ def rescue_positionals(args, positionals, flags) -> None:
         if alias is not None and getattr(args, p, None) is None:
             setattr(args, p, alias)
     missing = [p for p in positionals if getattr(args, p, None) is None]
-    for flag in flags:
+    for flag in [*flags, "categorical", "text"]:
         names = getattr(args, flag, None)
         if not missing or not isinstance(names, list):
             continue
@@ -359,13 +359,13 @@ def add_type_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--na", action="append", metavar="TEXT",
                    help="text that means a missing value in CSV files (repeatable; default NA, like R's "
                         "na.strings); --na '' also reads empty text fields as missing")
-    p.add_argument("--categorical", metavar="A,B",
-                   help="treat these columns as categorical (R factor), levels sorted")
+    p.add_argument("--categorical", metavar="A,B", nargs="+",
+                   help="treat these columns as categorical (R factor), levels sorted (as a,b or a b)")
     p.add_argument("--ordered", action="append", metavar='"COL=low<mid<high"',
                    help="treat COL as an ordered categorical with these levels (repeatable)")
-    p.add_argument("--text", metavar="A,B",
+    p.add_argument("--text", metavar="A,B", nargs="+",
                    help="read these columns as text, not numbers (ids beyond 2^53, e.g. 20-digit household "
-                        "ids, which as numbers would merge)")
+                        "ids, which as numbers would merge; as a,b or a b)")
     p.add_argument("--sep", metavar="C",
                    help="field separator of CSV files, e.g. ';' or '\\t' (default: detected among comma, "
                         "semicolon and tab)")
