@@ -202,6 +202,11 @@ def test_header_only_file_is_refused(capsys, tmp_path):
     assert code == 2 and "has no records" in err and out == ""
     code, out, err = run(capsys, "utility", str(p), str(p))
     assert code == 2 and "has no records" in err
+    # on DuckDB too (one record is looked for, not the whole file read)
+    code, out, err = run(capsys, "risk", str(p), "--keys", "region,sex", "--engine", "duckdb")
+    assert code == 2 and "has no records" in err and out == ""
+    code, out, err = run(capsys, "utility", str(p), str(p), "--numeric", "w", "--engine", "duckdb")
+    assert code == 2 and "has no records" in err
 
 
 def test_identical_original_and_masked_files_are_flagged(capsys, files, tmp_path):

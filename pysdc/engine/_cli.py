@@ -236,6 +236,17 @@ def _scan(path: str, args, label: str):
                                     f"'pysdc-measures[{engine}]'.") from None
 
 
+def _require_records(s, label: str, path: str) -> None:
+    """Refuse a file (or directory, glob) with a header but no records, as the pandas path does (issue 26);
+    one record is read, not the whole file."""
+    from ._tables import SRC
+
+    (found,) = s.table().row(f"SELECT count(*) FROM (SELECT 1 FROM {SRC} LIMIT 1) pysdc_one")
+    if not found:
+        raise InvalidParameterError(f"{label} file {path!r} has no records (only a header); there is nothing to "
+                                    "measure.")
+
+
 def run_risk(args, keys, weight, hid, ws, out) -> int:
     """``pysdc risk`` on DuckDB or Spark: measure_risk (household risk too), k-anonymity violations."""
     import pysdc
@@ -246,6 +257,7 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
 
     stage(f"opening {args.data}")
     data = _scan(args.data, args, "DATA")
+    _require_records(data, "DATA", args.data)
     cols = data.columns
     from ..cli._common import check_columns
 
@@ -396,6 +408,8 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
 
     stage(f"opening {orig_path} and {masked_path}")
     x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")
+    _require_records(x, "ORIGINAL", orig_path)
+    _require_records(xm, "MASKED", masked_path)
     hx, hm = x.columns, xm.columns
     from ..cli._common import check_columns
     from ..cli.utility import default_variables
