@@ -1245,9 +1245,11 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
         header = read_header(path, sep=dialect[0], encoding=dialect[2])
         unknown = [c for c in usecols if c not in header]
         if unknown:
+            from ._names import did_you_mean
+
             raise InvalidParameterError(
-                f"{path.name} has no column(s) {unknown[:10]}; its columns are {header[:20]}"
-                f"{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
+                f"{path.name} has no column(s) {unknown[:10]};{did_you_mean(unknown[:10], header)} its columns are "
+                f"{header[:20]}{' ...' if len(header) > 20 else ''}.{separator_hint(header)}"
             )
         usecols = [c for c in header if c in set(usecols)]
     if schema is None:
@@ -1366,7 +1368,10 @@ def _read_labelled(path: Path, kind: str, usecols) -> pd.DataFrame:
         header = read_header(path)
         unknown = [c for c in usecols if c not in header]
         if unknown:
-            raise InvalidParameterError(f"{path.name} has no column(s) {unknown[:10]}; its columns are {header[:20]}"
+            from ._names import did_you_mean
+
+            raise InvalidParameterError(f"{path.name} has no column(s) {unknown[:10]};"
+                                        f"{did_you_mean(unknown[:10], header)} its columns are {header[:20]}"
                                         f"{' ...' if len(header) > 20 else ''}.")
         usecols = [c for c in header if c in set(usecols)]
     df, labels = (_read_spss if kind == "spss" else _read_stata)(path, usecols)

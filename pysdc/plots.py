@@ -43,7 +43,9 @@ def _figure(width=7.0, height=4.0):
 
 def _num(frame: pd.DataFrame, var: str, name: str) -> np.ndarray:
     if var not in frame.columns:
-        raise InvalidParameterError(f"var {var!r} is not a column of {name}.")
+        from ._names import did_you_mean
+
+        raise InvalidParameterError(f"var {var!r} is not a column of {name}.{did_you_mean([var], frame.columns)}")
     s = frame[var]
     if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
         raise InvalidParameterError(f"var {var!r} must be numeric in {name}; got {s.dtype}.")
@@ -157,7 +159,9 @@ def boxplot(x: pd.DataFrame, xm: pd.DataFrame, var: str, *, log: bool = False):
 
 def _table(frame: pd.DataFrame, var: str, name: str) -> pd.Series:
     if var not in frame.columns:
-        raise InvalidParameterError(f"{var!r} is not a column of {name}.")
+        from ._names import did_you_mean
+
+        raise InvalidParameterError(f"{var!r} is not a column of {name}.{did_you_mean([var], frame.columns)}")
     s = frame[var]
     if isinstance(s.dtype, pd.CategoricalDtype):
         cats = [str(c) for c in s.cat.categories]

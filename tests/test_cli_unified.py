@@ -17,6 +17,7 @@ import pytest
 import pysdc
 from pysdc import cli
 from pysdc._errors import InvalidParameterError
+from pysdc._io import read_table
 from pysdc.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -176,6 +177,10 @@ def test_unknown_columns_get_did_you_mean_case_first_then_edit_distance(capsys, 
         pysdc.measure_risk(x, ["region", "Sex"])
     with pytest.raises(InvalidParameterError, match="did you mean 'income'"):
         pysdc.SdcProblem(x, ["region"], num_vars=["incom"])
+    with pytest.raises(InvalidParameterError, match=r"did you mean 'income' \(names are case-sensitive\)"):
+        read_table(px, usecols=["Income"])
+    code, out, err = run(capsys, "utility", px, pm, "--numeric", "income", "--categorical", "regio")
+    assert code == 2 and "--categorical names column 'regio'" in err and "did you mean 'region'" in err
 
 
 # --------------------------------------------------------------------------- hints

@@ -323,14 +323,12 @@ def rescue_positionals(args, positionals, flags) -> None:
 
 def declare(df: pd.DataFrame, label: str, categorical: list[str] | None, ordered: dict[str, list[str]]) -> pd.DataFrame:
     df = df.copy()
+    check_columns("--categorical", categorical or [], list(df.columns), label)
+    check_columns("--ordered", list(ordered), list(df.columns), label)
     for col in categorical or []:
-        if col not in df.columns:
-            raise InvalidParameterError(f"--categorical names column {col!r}, which {label} does not have.")
         if not isinstance(df[col].dtype, pd.CategoricalDtype):
             df[col] = pd.Categorical(df[col])
     for col, levels in ordered.items():
-        if col not in df.columns:
-            raise InvalidParameterError(f"--ordered names column {col!r}, which {label} does not have.")
         s = df[col]
         text = s.astype(object).where(s.notna(), None)
         text = text.map(_level_text, na_action="ignore") if text.notna().any() else text
