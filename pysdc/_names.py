@@ -46,12 +46,11 @@ def did_you_mean(missing, columns) -> str:
 
 def unknown_columns(flag: str, missing, columns, label: str, *, hint: str = "") -> str:
     """The message for ``flag`` naming columns ``missing`` that ``label`` (a file or data frame with
-    ``columns``) does not have: the suggestions when there are any, else its first columns."""
+    ``columns``) does not have: the suggestions when there are any (then no listing), else its first columns."""
     columns, missing = list(columns), list(missing)
     dym = did_you_mean(missing, columns)
     listing = f"{[str(c) for c in columns[:SHOWN]]}{' ...' if len(columns) > SHOWN else ''}"
     named = f"column {missing[0]!r}" if len(missing) == 1 else f"columns {list(missing)}"
     if dym:
-        return (f"{flag} names {named} that {label} does not have;{dym} ({label} has {len(columns)} columns: "
-                f"{listing}).{hint}")
+        return f"{flag} names {named} that {label} does not have;{dym}{hint}"
     return f"{flag} names {named} that {label} does not have; its columns are {listing}.{hint}"
