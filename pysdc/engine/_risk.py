@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DegenerateResultWarning, PysdcWarning
+from .._progress import stage
 from .._results import FreqCalcResult, IndivRiskResult, LDiversityResult, MeasureRiskResult
 from .._validation import user_stacklevel
 from ..core.freq import freq_core
 from ..core.threshold import global_threshold_grouped
-from .._progress import stage
 from ._tables import SRC
 
 __all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "EngineFreqCalcResult",

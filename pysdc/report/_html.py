@@ -831,8 +831,8 @@ def _ldiv(risk0, risk1, notes: _Notes) -> str:
                          _Raw(_num(int(np.sum(a < 2)))),
                          *((_Raw(_num(_stat(np.nanmin, b))), _Raw(_num(int(np.sum(b < 2))))) if b is not None else
                            (_Raw(""), _Raw("")))])
-    return (_table([_Raw("sensitive variable" + notes.flags("ldiversity")), "l-diversity", "min", "median", "records with l < 2", "min (masked)",
-                    "records with l < 2 (masked)"], rows)
+    return (_table([_Raw("sensitive variable" + notes.flags("ldiversity")), "l-diversity", "min", "median",
+                    "records with l < 2", "min (masked)", "records with l < 2 (masked)"], rows)
             + _badge("sdcMicro: ldiversity") + _note("Per record, l-diversity of the sensitive variable within the "
                                                     "record's key combination (sdcMicro's ldiversity); min, median "
                                                     "and counts are pysdc's summaries."))
