@@ -98,6 +98,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import InvalidParameterError
+from ._paths import _COMPRESSED, _PARQUET, schema_path
 from ._types import r_class
 
 __all__ = ["read_table", "read_header", "separator_hint", "write_table", "schema_path", "read_schema", "table_schema",
@@ -108,31 +109,6 @@ _R_CLASSES = ("numeric", "integer", "logical", "character", "factor", "ordered")
 _TRUE = ("TRUE", "T", "true", "True")
 _FALSE = ("FALSE", "F", "false", "False")
 _INT32_MAX = 2147483647  # R's integers are 32 bit; NA_integer_ is -2^31
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zip", ".zst")
-_PARQUET = (".parquet", ".pq")
-
-
-# ---------------------------------------------------------------------------
-# paths
-
-
-def _stem(path: Path) -> str:
-    name = path.name
-    for ext in _COMPRESSED:
-        if name.lower().endswith(ext):
-            name = name[: -len(ext)]
-            break
-    for ext in (".csv", ".tsv", ".txt") + _PARQUET:
-        if name.lower().endswith(ext):
-            return name[: -len(ext)]
-    return name.rsplit(".", 1)[0] if "." in name else name
-
-
-def schema_path(path) -> Path:
-    """The sidecar of a table file: ``dir/x.csv.gz`` -> ``dir/x.schema.json``."""
-    path = Path(path)
-    return path.with_name(_stem(path) + ".schema.json")
-
 
 # ---------------------------------------------------------------------------
 # formatting values as CSV text (vectorised)

@@ -34,6 +34,7 @@ import threading
 from pathlib import Path
 
 from ._errors import InvalidParameterError
+from ._paths import schema_path
 
 __all__ = ["check_output", "refuse_overwriting_inputs", "atomic_output", "write_bytes", "write_text",
            "sigterm_as_exception", "Terminated", "TEMP_MARK"]
@@ -71,8 +72,6 @@ def _inside(path: str, directory: str) -> bool:
 
 
 def _sidecar(path: str) -> str | None:
-    from ._io import schema_path
-
     name = os.path.basename(path).lower()
     if name.endswith((".csv", ".csv.gz", ".tsv", ".txt", ".csv.bz2", ".csv.xz", ".csv.zip")):
         return os.fspath(schema_path(path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .._errors import InvalidParameterError
+from .._selection import default_variables
 from ..report import utility_report, utility_text
 from ._common import (
     FORMATS,
@@ -309,44 +310,6 @@ def _explicit_vars(args) -> list | None:
     if both:
         raise UsageError(f"--numeric and --keys both name {both}; a variable is numeric or categorical.")
     return keys + numeric
-
-
-def _looks_like_id_name(name: str) -> bool:
-    n = str(name)
-    return n.lower() == "id" or n.lower().endswith(("_id", ".id", "-id", " id")) or n.lower().startswith(
-        ("id_", "id.", "id-", "id ")) or (n.endswith("ID") and len(n) > 2 and not n.isupper())
-
-
-def default_variables(candidates: list, class_x: dict, class_xm: dict, *, weight=None, hid=None, keys=(), wanted=(),
-                      record_id=lambda c: False) -> dict:
-    """The numeric variables a user would mean when none is named: the double (R "numeric") columns of both
-    files, leaving out the weight, the household id, the key variables, record ids (a name like id / *_id,
-    or whole numbers increasing from record to record) and columns of other types (unless ``wanted``: named by --scale);
-    ``class_x``, ``class_xm``: each column's R class in each file; ``record_id(col)``: whether a column
-    holds whole numbers, all distinct. Returns ``{"taken": [...], "excluded": {col: why}}``."""
-    taken, excluded = [], {}
-    for c in candidates:
-        cx, cm = class_x[c], class_xm[c]
-        if c == weight:
-            excluded[c] = "the weight (--weight)"
-        elif c == hid:
-            excluded[c] = "the household id (--hid)"
-        elif c in keys:
-            excluded[c] = "categorical (--keys, --categorical or --ordered): compared as such, not as numeric"
-        elif c in wanted:
-            taken.append(c)
-        elif cx != "numeric" or cm != "numeric":
-            kind = cx if cx == cm else f"{cx} / {cm}"
-            excluded[c] = (f"{kind}, not double: give it with --numeric or --keys to compare it"
-                           if kind in ("integer", "factor", "ordered", "character", "logical") else
-                           f"{kind}, not double")
-        elif _looks_like_id_name(c):
-            excluded[c] = "its name says it is an id"
-        elif record_id(c):
-            excluded[c] = "a record id (whole numbers, increasing)"
-        else:
-            taken.append(c)
-    return {"taken": taken, "excluded": excluded}
 
 
 def _record_id(s) -> bool:

@@ -410,8 +410,8 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     _require_records(x, "ORIGINAL", orig_path)
     _require_records(xm, "MASKED", masked_path)
     hx, hm = x.columns, xm.columns
+    from .._selection import default_variables
     from ..cli._common import check_columns
-    from ..cli.utility import default_variables
 
     chosen = None
     if vars_ is None:  # the default: the double columns but weight, household id, ids and keys (issue 26)
