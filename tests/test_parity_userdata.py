@@ -149,3 +149,16 @@ def test_cli_data_mode_on_eusilc(bridge, capsys):
     out = capsys.readouterr().out
     assert code == 0, out[-3000:]
     assert "createSdcObj: suda2" in out and "modRisk IPF" in out and "DIFFERS" not in out
+
+
+def test_seeded_robeigen_on_many_records_is_compared_at_its_own_tolerance():
+    """Issue 24, finding 4: beyond covMcd's large-n threshold the long sums of the reweighted covariance run in
+    another order than R's; `pysdc parity DATA` compares robeigen there at the tolerance that carries that
+    reason, and at the closed-form 1e-12 below it."""
+    from pysdc._tolerances import ROBEIGEN_LARGE_N, TOLERANCES
+    from pysdc.parity._userdata import _tolerance
+
+    big = _tolerance("d_utility", "dUtility robeigen", "value", n=ROBEIGEN_LARGE_N)
+    small = _tolerance("d_utility", "dUtility robeigen", "value", n=ROBEIGEN_LARGE_N - 1)
+    assert big is TOLERANCES[("d_utility", "robeigen_large_n")]
+    assert small is TOLERANCES[("d_utility", "robeigen")]
