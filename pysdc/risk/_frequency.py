@@ -418,41 +418,19 @@ def _equal_length_accumulate(values: np.ndarray, lengths: np.ndarray, ufunc) -> 
     return out
 
 
-#: the platform C library's pow and log, one call per element: R's ``^`` and ``log`` call them (R_pow
-#: hands every exponent but 2 to the C library's pow), while numpy's vectorised power and log may take
-#: SIMD paths that differ from the C library in the last bit -- and the alternating exact series
-#: amplifies a last-bit difference by up to 10^16 (finding 6 of issue 24)
-_POW = np.frompyfunc(math.pow, 2, 1)
+#: the platform C library's pow and log: R's ``^`` and ``log`` call them (R_pow hands every exponent but 2
+#: to the C library's pow), while numpy's ``power`` and ``log`` may take SIMD paths that differ from the C
+#: library in the last bit -- and the alternating exact series amplifies a last-bit difference by up to
+#: 10^16 (finding 6 of issue 24). ``np.float_power``'s float64 loop calls the C library's pow per element
+#: (no SIMD dispatch), so it is C's pow at numpy's speed; the log is taken per (fk, Fk) pair only, through
+#: Python's math.log (the C library's log).
 _LOG = np.frompyfunc(math.log, 1, 1)
-
-
-def _c_pow_one(x: float, y: float) -> float:
-    """C's pow(x, y) where Python's math.pow raises instead of returning Inf or NaN."""
-    try:
-        return math.pow(x, y)
-    except OverflowError:  # |result| too large: C returns +-Inf
-        odd = y == math.floor(y) and math.fmod(y, 2.0) != 0.0
-        return -math.inf if (x < 0 and odd) else math.inf
-    except ValueError:  # negative base, fractional exponent -> NaN; 0 to a negative power -> Inf
-        if x == 0.0:
-            odd = y == math.floor(y) and math.fmod(y, 2.0) != 0.0
-            return math.copysign(math.inf, x) if odd else math.inf
-        return math.nan
-
-
-_POW_SAFE = np.frompyfunc(_c_pow_one, 2, 1)
 
 
 def c_pow(x, y) -> np.ndarray:
     """Element-wise ``x ** y`` by the C library's pow (as R's ``^`` computes it), as float64."""
-    x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
-    if x.size == 0:
-        return np.empty(x.shape)
-    try:
-        out = _POW(x, y)
-    except (OverflowError, ValueError):
-        out = _POW_SAFE(x, y)
-    return np.asarray(out, dtype=np.float64)
+    with np.errstate(all="ignore"):  # C's pow: Inf on overflow, NaN for a negative base and fractional power
+        return np.float_power(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
 
 
 def c_log(x) -> np.ndarray:
