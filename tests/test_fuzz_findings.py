@@ -125,3 +125,41 @@ def test_mod_risk_seed_668_is_an_explained_divergence():
     case = f"fuzz:modRisk:weightedLLM:{','.join(ds.tags)}:668"
     div = divergence_for(case, load_divergences(), "fuzz")
     assert div is not None and "warns" in div["reason"]
+
+
+def test_a_value_divergence_does_not_explain_a_one_sided_refusal():
+    """Seed 1998 (dRiskRMD: sdcMicro stops, pysdc returns): the near-singular entry is about numbers only."""
+    from types import SimpleNamespace
+
+    from pysdc._errors import RCallError
+    from pysdc.parity._fuzz_run import _outcome
+
+    divs = load_divergences()
+    ds = SimpleNamespace(seed=1998, tags=["collinear"])
+    refused = _outcome(ds, "dRiskRMD", "seed1", {}, ({"risk1": 0.1}, None), (None, RCallError("singular")),
+                       lambda a, b: [], divs, 0.0)
+    assert refused.status == "mismatch"
+    differing = _outcome(ds, "dRiskRMD", "seed1", {}, ({"v": 0.1}, None), ({"v": 0.2}, None),
+                         lambda a, b: [SimpleNamespace(ok=False, field="risk1", max_rel=0.5, max_abs=0.1,
+                                                       detail="")], divs, 0.0)
+    assert differing.status == "explained" and "refusal" not in differing.reason.split(".")[0]
+
+
+def test_il_correl_borderline_refusal_says_sdcmicro_may_return_a_value():
+    """Seed 1166: rcond 1.07e-16, just under R's eps threshold; sdcMicro returned a value there."""
+    from pysdc._errors import InvalidParameterError
+
+    ds = make_dataset(1166)
+    with pytest.raises(InvalidParameterError, match="within rounding of R's threshold"):
+        pysdc.il_correl(ds.x, ds.xm)
+
+
+def test_il_correl_borderline_refusal_is_an_explained_divergence():
+    from types import SimpleNamespace
+
+    from pysdc.parity._fuzz_run import _outcome
+
+    ds = SimpleNamespace(seed=1166, tags=make_dataset(1166).tags)
+    o = _outcome(ds, "IL_correl", "", {}, (None, ValueError("singular")), ({"value": 0.1}, None),
+                 lambda a, b: [], load_divergences(), 0.0)
+    assert o.status == "explained" and "within rounding of R's solve() threshold" in o.reason

@@ -775,9 +775,13 @@ def _r_solve_inverse(C: np.ndarray, which: str, cause: str = "") -> np.ndarray:
     (gecon,) = scipy.linalg.lapack.get_lapack_funcs(("gecon",), (lu,))
     rcond, _ = gecon(lu, anorm, norm="1")
     if rcond < np.finfo(float).eps:
+        near = (" This is within rounding of R's threshold (eps = 2.2e-16): R's estimate for its own correlation "
+                "matrix, whose last bits differ, can fall on the other side, and sdcMicro then returns a value "
+                "(rounding noise of a singular inverse) where pysdc refuses." if rcond > np.finfo(float).eps / 10
+                else " sdcMicro's IL_correl fails here too.")
         raise InvalidParameterError(
             f"the correlation matrix of {which} is computationally singular (reciprocal condition number "
-            f"{rcond:.6g}); sdcMicro's IL_correl fails here too. Drop nearly collinear variables."
+            f"{rcond:.6g}; R's solve() refuses below 2.2e-16).{near} Drop nearly collinear variables."
         )
     return scipy.linalg.lu_solve((lu, piv), np.eye(C.shape[0]), check_finite=False)
 

@@ -197,7 +197,9 @@ def _outcome(ds, measure, variant, args, native, bridge, diffs_fn, divergences, 
             if o.field:
                 o.status = "mismatch"
     if o.status == "mismatch":
-        div = divergence_for(o.case_id, divergences, "fuzz")
+        # an entry about differing numbers does not explain a refusal on one side, nor the reverse
+        refused = o.field == "(error)"
+        div = divergence_for(o.case_id, [d for d in divergences if bool(d.get("refusal")) == refused], "fuzz")
         if div is not None:
             o.status, o.reason = "explained", div["reason"]
     o.seconds = time.perf_counter() - t0
