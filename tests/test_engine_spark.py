@@ -212,7 +212,7 @@ def test_pysdc_risk_output_on_spark_equals_pandas(spark, tmp_path):
 
 def test_weight_error_on_spark_files_names_rows_as_pandas(spark, tmp_path):
     """A missing weight in files read by pysdc.scan(engine="spark"): the error names the records by their
-    positions in the files, as pandas names its rows."""
+    positions in the files, as pandas names its rows (1-based, as users read them, with the value)."""
     df = read_table(REF / "keys2000_na.csv.gz")[["k3", "k4", "w"]]
     df["w"] = df["w"].where(~df.index.isin([3, 1500, 1501]))
     d = parquet_parts(df, tmp_path / "data", 1000)
@@ -220,4 +220,4 @@ def test_weight_error_on_spark_files_names_rows_as_pandas(spark, tmp_path):
         pysdc.freq_calc(df, ["k3", "k4"], w="w")
     with pytest.raises(pysdc.InvalidParameterError) as got:
         pysdc.freq_calc(pysdc.scan(d, engine="spark", spark=spark), ["k3", "k4"], w="w")
-    assert "1500" in str(ref.value) and str(got.value) == str(ref.value)
+    assert "records 4 (value nan), 1501 (value nan), 1502" in str(ref.value) and str(got.value) == str(ref.value)
