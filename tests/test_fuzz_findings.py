@@ -163,3 +163,13 @@ def test_il_correl_borderline_refusal_is_an_explained_divergence():
     o = _outcome(ds, "IL_correl", "", {}, (None, ValueError("singular")), ({"value": 0.1}, None),
                  lambda a, b: [], load_divergences(), 0.0)
     assert o.status == "explained" and "within rounding of R's solve() threshold" in o.reason
+
+
+def test_d_risk_rmd_stops_where_covmcd_stops_seed_1998():
+    """sdcMicro: 'system is computationally singular: reciprocal condition number = 4.97327e-15' (covMcd's
+    reweighting solve with tolSolve = 1e-14); pysdc returned a value before."""
+    from pysdc._errors import InvalidParameterError
+
+    ds = make_dataset(1998)
+    with pytest.raises(InvalidParameterError, match=r"4\.97327e-15 below covMcd's tolSolve"):
+        pysdc.d_risk_rmd(ds.x, ds.xm, random_state=1)

@@ -257,14 +257,41 @@ def _rmd_result(Xs, XMs, pairs, cov, k, k2) -> DRiskRMDResult:
     )
 
 
+#: robustbase's rrcov.control()$tolSolve: covMcd's mahalanobis() calls stop below this reciprocal condition
+_COVMCD_TOL_SOLVE = 1e-14
+
+
+def _rcond(c: np.ndarray) -> float:
+    """LAPACK's 1-norm reciprocal condition estimate (dgecon), as R's solve() computes it."""
+    import scipy.linalg
+
+    lu, _ = scipy.linalg.lu_factor(c, check_finite=False)
+    if (np.diag(lu) == 0).any():
+        return 0.0
+    (gecon,) = scipy.linalg.lapack.get_lapack_funcs(("gecon",), (lu,))
+    return float(gecon(lu, np.abs(c).sum(axis=0).max(), norm="1")[0])
+
+
 def _robust_cov(Xs: np.ndarray, random_state) -> np.ndarray:
     from ..core.mcd import cov_mcd
 
     try:
         with np.errstate(invalid="ignore", divide="ignore"):
-            cov = cov_mcd(Xs, random_state=random_state).cov
+            m = cov_mcd(Xs, random_state=random_state)
+        cov = m.cov
         if not np.isfinite(cov).all():  # covMcd's exact fit with no record on its hyperplane
             raise InvalidParameterError("the MCD covariance is not finite (R's solve() stops on it).")
+        if m.singularity is None:
+            # covMcd's reweighting step: mahalanobis(x, initmean, initcov, tol = tolSolve = 1e-14), then
+            # the same with the reweighted covariance; R's solve() stops below that reciprocal condition
+            for name, c in (("raw", m.raw_cov), ("reweighted", cov)):
+                rc = _rcond(c)
+                if rc < _COVMCD_TOL_SOLVE:
+                    raise InvalidParameterError(
+                        f"the {name} MCD covariance is computationally singular (reciprocal condition number "
+                        f"{rc:.6g} below covMcd's tolSolve = 1e-14, where R's solve() inside covMcd stops with "
+                        "'system is computationally singular'; nearly collinear variables)"
+                    )
         return cov
     except InvalidParameterError as exc:
         raise InvalidParameterError(
