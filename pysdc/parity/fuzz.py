@@ -42,12 +42,13 @@ CLASSES = (
      "the registry's suda2 parity hook (suda2_r_labels, pysdc/_registry/_toolbox.py) cannot label a text "
      "(character) key after a non-factor first key: float('West') raises a raw ValueError, so the native side "
      "counts as refused; pysdc.suda2 itself returns a result (variant '/numbers' compares its numbers without "
-     "the hook)",
+     "the hook); fixed in this round (the hook labels as sdcMicro's rbind of levels): a recurrence is a regression",
      "suda2", "*", (), "could not convert string to float", "*"),
     ("suda2-labels-hook",
      "suda2's attribute_level_contributions: the level labels the registry's parity hook (suda2_r_labels) "
      "derives differ from sdcMicro's (logical keys: '0'/'1' instead of 'FALSE'/'TRUE'; text keys after a "
-     "factor first key: NA instead of the text); the contributions agree",
+     "factor first key: NA instead of the text); the contributions agree; fixed in this round: a recurrence is "
+     "a regression",
      "suda2", "*", (), "", "attribute_level_contributions.attribute"),
     ("indivRisk-exact-high-fraction",
      "exact individual risk: the series loses digits where fk is large or the sampling fraction near 1 "
@@ -59,14 +60,15 @@ CLASSES = (
      "dUtility", "*eigen", ("collinear",), "", "*"),
     ("covMcd-near-singular",
      "dRiskRMD on nearly collinear variables: covMcd's covariance is nearly singular and the number is noise "
-     "(seed 4: sdcMicro's own wrisk1 moves 2.1 % when x is scaled by 1 + 2^-52, pysdc is 1.1 % from it), but "
-     "pysdc does not say so: it warns 'covariance singular (exact fit)' on most such data sets and not at all "
-     "on some (seeds 148, 210, 249, 260)",
+     "(seed 4: sdcMicro's own wrisk1 moves 2.1 % when x is scaled by 1 + 2^-52, pysdc is 1.1 % from it); pysdc "
+     "warns with the condition number (an explained divergence in divergences.json); a mismatch here means the "
+     "warning or the entry no longer covers the data set",
      "dRiskRMD", "*", ("collinear",), "", "*"),
     ("IL_correl-near-singular",
      "IL_correl on nearly collinear variables (correlation matrix condition ~1e14): the diagonals of the inverse "
      "correlation matrices differ from sdcMicro's by ~1.6e-15 absolutely (relative 4e-12 .. 1e-11), just beyond "
-     "the tolerance (atol 1e-15, rtol 1e-12); pysdc does not warn",
+     "the tolerance (atol 1e-15, rtol 1e-12); pysdc warns with the condition number (an explained divergence "
+     "in divergences.json); a mismatch here means the warning or the entry no longer covers the data set",
      "IL_correl", "*", ("collinear",), "", "*"),
     ("modRisk-IPF-text-collation",
      "modRisk IPF with a text (character) key: the fitted table's cells are the same, in another order -- pysdc "
