@@ -707,6 +707,24 @@ def _ranks(values: list, key=None) -> dict:
     return {v: i for i, v in enumerate(order)}
 
 
+def _run_edge(values: np.ndarray, inside: np.ndarray, outside: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Vectorised bisection for the end of a run of equal sorted ``values``: ``values[inside] == target`` and
+    ``outside`` is a bound beyond the run (above or below ``inside``); returns the first position beyond the
+    run on that side."""
+    inside, outside = inside.copy(), outside.copy()
+    act = np.abs(outside - inside) > 1
+    while act.any():
+        a = np.flatnonzero(act)
+        lo, hi = np.minimum(inside[a], outside[a]), np.maximum(inside[a], outside[a])
+        m = lo + (hi - lo) // 2
+        same = values[m] == target[a]
+        inside[a[same]] = m[same]
+        outside[a[~same]] = m[~same]
+        act = np.abs(outside - inside) > 1
+    return outside
+
+
+
 def _bmerge(ivals: list, xvals: list) -> np.ndarray:
     """The row of ``x`` each row of ``i`` joins to (-1: none) in a data.table equi-join that trusts
     ``x``'s key: binary search column by column, ``i`` split around its middle row, as data.table
@@ -746,43 +764,11 @@ def _bmerge(ivals: list, xvals: list) -> np.ndarray:
                 act = (xlo < xup - 1) & ~found
             f = np.flatnonzero(found)
             if f.size:  # widen to the group of equal values: upper end, then lower end
-                tl = hit[f].copy()
-                act = tl < xup[f] - 1
-                while act.any():
-                    a = np.flatnonzero(act)
-                    m = tl[a] + (xup[f][a] - tl[a]) // 2
-                    same = X[m] == ival[f][a]
-                    tl[a[same]] = m[same]
-                    xup[f[a[~same]]] = m[~same]
-                    act = tl < xup[f] - 1
-                tu = hit[f].copy()
-                act = xlo[f] < tu - 1
-                while act.any():
-                    a = np.flatnonzero(act)
-                    m = xlo[f][a] + (tu[a] - xlo[f][a]) // 2
-                    same = X[m] == ival[f][a]
-                    tu[a[same]] = m[same]
-                    xlo[f[a[~same]]] = m[~same]
-                    act = xlo[f] < tu - 1
+                xup[f] = _run_edge(X, hit[f], xup[f], ival[f])
+                xlo[f] = _run_edge(X, hit[f], xlo[f], ival[f])
             # the rows of i with the same value around the middle one
-            tl = lir.copy()
-            act = tl < iup - 1
-            while act.any():
-                a = np.flatnonzero(act)
-                m = tl[a] + (iup[a] - tl[a]) // 2
-                same = Iv[m] == ival[a]
-                tl[a[same]] = m[same]
-                iup[a[~same]] = m[~same]
-                act = tl < iup - 1
-            tu = lir.copy()
-            act = ilo < tu - 1
-            while act.any():
-                a = np.flatnonzero(act)
-                m = ilo[a] + (tu[a] - ilo[a]) // 2
-                same = Iv[m] == ival[a]
-                tu[a[same]] = m[same]
-                ilo[a[~same]] = m[~same]
-                act = ilo < tu - 1
+            iup = _run_edge(Iv, lir, iup, ival)
+            ilo = _run_edge(Iv, lir, ilo, ival)
             ok = xlo < xup - 1
             if col < ncol - 1:
                 g = np.flatnonzero(ok)
