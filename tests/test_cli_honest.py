@@ -50,13 +50,18 @@ def test_parity_unknown_function_exits_2_naming_the_valid_ones(tmp_path, capsys)
     assert not out_dir.exists() and "native" not in out
 
 
-def test_parity_finds_r_reference_from_the_working_directory_upwards(tmp_path, monkeypatch):
+def test_parity_ignores_an_r_reference_in_the_working_directory_unless_named(tmp_path, monkeypatch):
+    # a corpus of another pysdc version above the working directory must not be taken for this one's
     from pysdc import parity
 
     deep = tmp_path / "checkout" / "sub" / "dir"
+    (tmp_path / "checkout" / "r_reference" / "outputs").mkdir(parents=True)
     deep.mkdir(parents=True)
     monkeypatch.chdir(deep)
-    assert tmp_path.resolve() / "checkout" / "r_reference" in parity.reference_dir_candidates()
+    assert tmp_path.resolve() / "checkout" / "r_reference" not in parity.reference_dir_candidates()
+    assert parity.reference_dir() != tmp_path.resolve() / "checkout" / "r_reference"
+    named = tmp_path / "checkout" / "r_reference"
+    assert parity.reference_dir(named) == named
 
 
 def test_parity_summary_says_which_tolerance_decided():

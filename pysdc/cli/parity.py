@@ -76,11 +76,11 @@ def run(args) -> int:
         return _run_user_data(args)
     root = parity.reference_dir(args.reference_dir)
     if not (root / "outputs").is_dir():
-        where = (f"{root}" if args.reference_dir else
-                 "next to the installed package or in the working directory or any of its parents")
-        print(f"pysdc: error: no stored reference corpus (r_reference/outputs) found {'at ' if args.reference_dir else ''}"
-              f"{where}; run pysdc parity inside a pysdc source checkout or pass --reference-dir "
-              "path/to/r_reference.", file=sys.stderr)
+        where = (f"at {root}" if args.reference_dir else
+                 "in a source checkout next to the package, nor where pip installs it (share/pysdc/r_reference "
+                 "under the environment's prefix)")
+        print(f"pysdc: error: no stored reference corpus (r_reference/outputs) found {where}; reinstall pysdc "
+              "(pip install pysdc-measures) or pass --reference-dir path/to/r_reference.", file=sys.stderr)
         return 2
     cases = parity.load_corpus(root, args.function)
     divs = parity.load_divergences(root)

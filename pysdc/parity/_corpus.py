@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import sysconfig
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,22 +24,35 @@ FUNCTIONS = {m.r: m.python for m in MEASURES if m.run_case is not None}
 
 
 def reference_dir(path=None) -> Path:
-    """The ``r_reference`` directory: ``path``, else the one next to the package in a source
-    checkout, else ``r_reference/`` in the working directory or the nearest parent that has one."""
+    """The ``r_reference`` directory: ``path``, else the one next to the package in a source checkout,
+    else the copy installed with the package (``<prefix>/share/pysdc/r_reference``).
+
+    The stored corpus belongs to the pysdc it was generated for, so a corpus elsewhere (the working
+    directory, its parents) is used only when named (``pysdc parity --reference-dir DIR``).
+    """
     if path is not None:
         return Path(path)
     for d in reference_dir_candidates():
         if (d / "outputs").is_dir():
             return d
-    return Path(__file__).resolve().parents[2] / "r_reference"
+    return reference_dir_candidates()[0]
 
 
 def reference_dir_candidates() -> list[Path]:
-    """Where ``r_reference/`` is looked for: next to the package (a source checkout), then the
-    working directory and each of its parents (an installed pysdc run inside a checkout)."""
+    """Where ``r_reference/`` is looked for: next to the package (a source checkout), then where
+    ``pip install`` put it (the data files of the environment, ``share/pysdc/r_reference``)."""
     here = Path(__file__).resolve().parents[2] / "r_reference"
-    cwd = Path.cwd().resolve()
-    return [here] + [d / "r_reference" for d in (cwd, *cwd.parents)]
+    installed = [Path(sysconfig.get_path("data", scheme)) / "share" / "pysdc" / "r_reference"
+                 for scheme in dict.fromkeys([sysconfig.get_default_scheme(), *_user_scheme()])]
+    return [here, *installed]
+
+
+def _user_scheme() -> list[str]:
+    # pip install --user puts data files under the user scheme's data path
+    try:
+        return [sysconfig.get_preferred_scheme("user")]
+    except (AttributeError, KeyError):  # pragma: no cover - Python < 3.10 or an odd platform
+        return []
 
 
 def unknown_functions(functions) -> list[str]:
