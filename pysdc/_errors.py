@@ -16,6 +16,8 @@ Warnings derive from :class:`PysdcWarning`.
 
 from __future__ import annotations
 
+import sys
+
 __all__ = [
     "PysdcError",
     "InvalidParameterError",
@@ -79,3 +81,20 @@ class AlignmentWarning(PysdcWarning):
 
 class RWarning(PysdcWarning):
     """A warning raised by R during a bridge call."""
+
+
+def user_stacklevel() -> int:
+    """``stacklevel`` for ``warnings.warn`` that points at the first frame outside pysdc.
+
+    Call it in the argument list of ``warnings.warn``: the warning is then reported at the
+    user's line whatever the depth of pysdc's own calls (decorators, helpers).
+    """
+    level = 1
+    f = sys._getframe(1)
+    while f is not None:
+        mod = f.f_globals.get("__name__", "")
+        if not (mod == "pysdc" or mod.startswith("pysdc.")):
+            break
+        level += 1
+        f = f.f_back
+    return level

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import inspect
 import numbers
-import sys
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ._errors import InvalidParameterError
+from ._errors import InvalidParameterError, user_stacklevel
 
 __all__ = [
     "check_option",
@@ -540,23 +539,6 @@ def warn_if_unaligned(func: str, x, xm) -> None:
         AlignmentWarning,
         stacklevel=user_stacklevel(),
     )
-
-
-def user_stacklevel() -> int:
-    """``stacklevel`` for ``warnings.warn`` that points at the first frame outside pysdc.
-
-    Call it in the argument list of ``warnings.warn``: the warning is then reported at the
-    user's line whatever the depth of pysdc's own calls (decorators, helpers).
-    """
-    level = 1
-    f = sys._getframe(1)
-    while f is not None:
-        mod = f.f_globals.get("__name__", "")
-        if not (mod == "pysdc" or mod.startswith("pysdc.")):
-            break
-        level += 1
-        f = f.f_back
-    return level
 
 
 def same_columns(x: pd.DataFrame, xm: pd.DataFrame, *, hint: str = "") -> pd.DataFrame:
