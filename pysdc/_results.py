@@ -95,13 +95,13 @@ class _Repr:
 
 class _Summary:
     """``str()``/``print()`` show what sdcMicro's ``print`` method of the result shows, built by
-    :mod:`pysdc.report._summaries` (the report model's summaries, rendered as the command line renders);
+    :mod:`pysdc._summaries` (the report model's summaries, rendered as the command line renders);
     ``repr()`` stays the short field listing."""
 
     _summary_name = ""
 
     def _summary_text(self) -> str:
-        from .report._summaries import SUMMARIES
+        from ._summaries import SUMMARIES
 
         summary, text = SUMMARIES[self._summary_name]
         return text(summary(self))

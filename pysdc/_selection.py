@@ -1,6 +1,6 @@
 """Which variables a measure uses when the user names none: one rule for the command line and the engines.
 
-Kept apart from :mod:`pysdc.cli` so that the engines' command-line path (:mod:`pysdc.engine._cli`) and the
+Kept apart from :mod:`pysdc.cli` so that the engines' command-line path (:mod:`pysdc.cli._engine`) and the
 pandas path (:mod:`pysdc.cli.utility`) read the same rule without importing each other.
 """
 

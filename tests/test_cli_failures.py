@@ -188,7 +188,7 @@ def test_translation_of_duckdb_exceptions(cls_name, text, needles, input_error):
 
 def test_engine_exception_in_the_cli_is_translated(monkeypatch, small_parquet, capsys):
     """Whatever DuckDB raises, wherever it is raised, the CLI prints one translated line."""
-    from pysdc.engine import _cli
+    from pysdc.cli import _engine as _cli
 
     def boom(*a, **k):
         raise duckdb.IOException('IO Error: Could not set lock on file "o.parquet": Conflicting lock is held')

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 import pysdc
-from pysdc._io import write_table
+from pysdc.io import write_table
 from pysdc.cli import main
 
 OLD = b"OLD CONTENT, must survive\n"
@@ -319,7 +319,7 @@ def test_a_really_full_disk(files, capsys, tmp_path, command):
 def test_write_table_changes_both_files_or_neither(tmp_path, monkeypatch):
     """write_table writes the CSV and its sidecar: a failure while making the sidecar left a new CSV beside
     the old sidecar (types that no longer match); now both keep their old content."""
-    import pysdc._io as pio
+    import pysdc.io._csv_write as pio
 
     path = tmp_path / "t.csv"
     write_table(_frame(seed=1), path)
@@ -341,7 +341,7 @@ def test_write_table_changes_both_files_or_neither(tmp_path, monkeypatch):
 def test_concurrent_writers_leave_one_complete_output(tmp_path):
     """Two writers to the same --output: the file is one of the two complete tables, never a mix (each
     writes its own temporary file and renames it)."""
-    from pysdc.engine._cli import write_pandas_output
+    from pysdc.cli._engine import write_pandas_output
 
     n = 300_000
     out = tmp_path / "r.parquet"

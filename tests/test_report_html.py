@@ -17,7 +17,7 @@ import pytest
 import pysdc
 from pysdc import SdcProblem
 from pysdc.cli import main
-from pysdc.report._format import fmt
+from pysdc._format import fmt
 from pysdc.report._html import SDCMICRO_REFERENCE, SECTIONS, html_report
 
 KEYS = ["region", "urbrur", "sex", "age_group", "education"]
@@ -232,7 +232,7 @@ def test_markup_shows_NA_and_each_k_anonymity_count_once(demo):
     import json
 
     from pysdc.report import risk_report, to_html, to_markdown
-    from pysdc.report._format import jsonable
+    from pysdc._format import jsonable
 
     x = demo[0]
     rep = json.loads(json.dumps(jsonable(risk_report(x, KEYS, w="weight", max_global_risk=0.99, suda=False))))

@@ -66,7 +66,7 @@ def add_parser(sub) -> None:
     r.add_argument("--schema", metavar="S", help="schema JSON of DATA (default: its sidecar, if any)")
     add_collation_flag(r)
     add_type_flags(r)
-    from ..engine._cli import add_engine_options
+    from ._engine import add_engine_options
 
     add_engine_options(r, output=True)
     r.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -110,19 +110,19 @@ def run(args, out) -> int:
         weight, hid = args.weight, args.hid
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more; got {args.top}.")
-    from ..engine._cli import choose_engine
+    from ._engine import choose_engine
 
     engine = "pandas" if args.demo else choose_engine(
         args.engine, path, columns=[c for c in (*keys, weight, hid, args.id) if c], memory_limit=args.memory_limit,
         quiet=args.quiet)
     if args.output:  # before any work: a Parquet name, never an input (nor a sidecar, nor inside an input directory)
-        from ..engine._cli import check_risk_output
+        from ._engine import check_risk_output
 
         check_risk_output(args.output, engine, [path, x_path, masked_path, args.schema, args.masked_schema])
     if engine != "pandas":  # DuckDB or Spark: the file, directory or glob is measured where it lies
         if numeric_requested(args):
             raise UsageError("--numeric (dRisk, dRiskRMD) needs the records in memory: use --engine pandas.")
-        from ..engine._cli import run_risk
+        from ._engine import run_risk
 
         return run_risk(args, keys, weight, hid, ws, out)
     if not math.isfinite(args.drisk_k):
@@ -133,7 +133,7 @@ def run(args, out) -> int:
     categorical = split_names(args.categorical, "--categorical")
     ordered = parse_ordered(args.ordered)
     text = split_names(args.text, "--text")
-    from .._io import read_header
+    from ..io import read_header
 
     if not path.lower().endswith((".parquet", ".pq")) and not Path(path).exists():
         raise FileNotFoundError(f"DATA file {path!r} does not exist")
@@ -168,8 +168,8 @@ def run(args, out) -> int:
                          suda=not args.no_suda, numeric=numeric, x=x, xm=xm, masked=masked,
                          drisk_k=args.drisk_k, random_state=args.random_state, measured=measured)
     if args.output:  # the per-record risk (position or --id, risk, fk, Fk, hier_risk)
-        from .._output import sigterm_as_exception
-        from ..engine._cli import write_pandas_output
+        from ..io import sigterm_as_exception
+        from ._engine import write_pandas_output
 
         with sigterm_as_exception():
             write_pandas_output(args.output, data, measured.individual, args.id)

@@ -77,7 +77,7 @@ def add_parser(sub) -> None:
                    help="write before/after plots as PNG into DIR: histogram, density and boxplot per numeric "
                         "variable, mosaic plots of categorical pairs, coefficient intervals of the first "
                         "--regression (needs matplotlib: pip install 'pysdc-measures[plots]')")
-    from ..engine._cli import add_engine_options
+    from ._engine import add_engine_options
 
     add_engine_options(u, output=False)
     u.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -100,13 +100,13 @@ def run(args, out) -> int:
         orig_path, masked_path = args.original, args.masked
         shown = (orig_path, masked_path)
         warn_same_file(orig_path, masked_path, "ORIGINAL and MASKED", "every information loss is 0", ws)
-        from ..engine._cli import choose_engine
+        from ._engine import choose_engine
 
         if choose_engine(args.engine, orig_path, masked_path, columns=_needed(args), memory_limit=args.memory_limit,
                          quiet=args.quiet) != "pandas":  # DuckDB or Spark (issue 11)
             if args.estimate or args.regression or args.plots:
                 raise UsageError("--estimate, --regression and --plots need the records in memory: use --engine pandas.")
-            from ..engine._cli import run_utility
+            from ._engine import run_utility
 
             return run_utility(args, orig_path, masked_path, _explicit_vars(args), parse_scales(args.scale), ws, out)
         if args.id is not None:
@@ -124,7 +124,7 @@ def run(args, out) -> int:
     for label, path in (("ORIGINAL", orig_path), ("MASKED", masked_path)):
         if not Path(path).name.lower().endswith((".parquet", ".pq")) and not Path(path).exists():
             raise FileNotFoundError(f"{label} file {path!r} does not exist")
-    from .._io import read_header, separator_hint
+    from ..io import read_header, separator_hint
 
     hx, hm = read_header(orig_path), read_header(masked_path)
     only_x = [c for c in hx if c not in hm]
@@ -173,7 +173,7 @@ def run(args, out) -> int:
     x = load(orig_path, args.schema, "ORIGINAL", ws, args.na, columns=read, text=text)
     masked_schema = args.masked_schema
     if masked_schema is None and args.schema is not None:
-        from .._io import schema_path
+        from ..io import schema_path
 
         if not schema_path(masked_path).exists():
             masked_schema = args.schema
@@ -251,7 +251,7 @@ def _render(report: dict) -> str:
 def _check_plots_dir(path: str, inputs) -> None:
     import importlib.util
 
-    from .._output import refuse_overwriting_inputs
+    from ..io import refuse_overwriting_inputs
 
     if importlib.util.find_spec("matplotlib") is None:
         raise UsageError("--plots needs matplotlib, which is not installed: pip install 'pysdc-measures[plots]'.")
@@ -263,13 +263,13 @@ def _check_plots_dir(path: str, inputs) -> None:
 
 def _write_plots(x, xm, directory: str, comparison, inputs=()) -> dict:
     """Every before/after plot of pysdc.plots as PNG files in ``directory``, each complete or not at all and
-    never over an input (:mod:`pysdc._output`); their names in the report."""
+    never over an input (:mod:`pysdc.io`); their names in the report."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    from .._output import atomic_output, check_output, sigterm_as_exception
+    from ..io import atomic_output, check_output, sigterm_as_exception
     from ..plots import utility_plots
 
     d = Path(directory)

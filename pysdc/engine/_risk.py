@@ -105,7 +105,7 @@ class EngineFreqCalcResult(_PerCombination, FreqCalcResult):
     _ctx: object = field(default=None, repr=False)
 
     def _summary_text(self) -> str:
-        from ..report._summaries import freq_calc_text, k_anonymity
+        from .._summaries import freq_calc_text, k_anonymity
 
         return freq_calc_text({"n_records": self.n, "key_vars": list(self.key_vars), "alpha": float(self.alpha),
                                "violate_2": self.n1, "violate_3": self.n1 + self.n2, "n1": self.n1, "n2": self.n2,
@@ -139,7 +139,7 @@ class EngineIndivRiskResult(IndivRiskResult):
     n: int = 0
 
     def _summary_text(self) -> str:
-        from ..report._summaries import higher_risk, indiv_risk_text
+        from .._summaries import higher_risk, indiv_risk_text
 
         return indiv_risk_text({"n_records": self.n, "key_vars": list(self.key_vars), "method": self.method,
                                 "qual": float(self.qual), "higher_risk": higher_risk(self.rk, self.counts)})
@@ -159,7 +159,7 @@ class EngineMeasureRiskResult(MeasureRiskResult):
     n: int = 0
 
     def _summary_text(self) -> str:
-        from ..report._summaries import higher_risk, measure_risk_text, threshold_note
+        from .._summaries import higher_risk, measure_risk_text, threshold_note
 
         risk = self.combinations["risk"].to_numpy()
         counts = self.combinations["n"].to_numpy()

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..report._format import fmt_diff
+from .._format import fmt_diff
 from ._check import summarize
 
 __all__ = ["report_dict", "markdown", "html_page", "write_reports", "installed_sdcmicro", "version_note"]
@@ -232,9 +232,9 @@ def write_reports(outcomes, out_dir, header, mode="native", divergences=None) ->
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rep = report_dict(outcomes, header, mode, divergences)
-    from .._output import write_text
+    from ..io import write_text
 
-    # each file complete or unchanged (written beside it, then renamed: pysdc._output)
+    # each file complete or unchanged (written beside it, then renamed: pysdc.io)
     write_text(out_dir / f"parity-{mode}.json", json.dumps(rep, indent=1, sort_keys=True, default=float) + "\n")
     suffix = "" if mode == "native" else f"-{mode}"
     write_text(out_dir / f"README{suffix}.md", markdown(rep))

@@ -12,9 +12,9 @@ import math
 import re
 
 from .._errors import PysdcError
-from ._format import fmt as _fmt
-from ._format import text_table as _table
-from ._format import wrap as _wrap
+from .._format import fmt as _fmt
+from .._format import text_table as _table
+from .._format import wrap as _wrap
 
 __all__ = ["benchmark_section", "benchmark_text", "referenced_columns"]
 

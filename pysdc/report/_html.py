@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import PysdcError
-from ._format import fmt
+from .._format import fmt
 
 __all__ = ["html_report", "write_report", "SECTIONS", "SDCMICRO_REFERENCE"]
 
@@ -633,9 +633,9 @@ def html_report(problem, masked=None, *, title: str | None = None, regression: s
 def write_report(problem, masked=None, path="report.html", **options) -> Path:
     """Write :func:`html_report` to ``path`` (UTF-8, a ``.html`` or ``.htm`` name); returns the path.
 
-    The file appears only complete: written beside ``path`` and renamed (:mod:`pysdc._output`); on an
+    The file appears only complete: written beside ``path`` and renamed (:mod:`pysdc.io`); on an
     error, an interrupt or a full disk ``path`` keeps its old content (or does not exist)."""
-    from .._output import check_output, write_text
+    from ..io import check_output, write_text
 
     p = check_output(path, (), what="path", extensions=(".html", ".htm"), format_name="the report as HTML")
     text = html_report(problem, masked, **options)
@@ -1106,7 +1106,7 @@ def _verdict(rep: dict, data: pd.DataFrame, keys: list, ind: pd.DataFrame, putil
     """Plain-language answers, each with its rule: k-anonymity at ``k``, the global risk against its target,
     the riskiest combinations, the loss band -- of the masked file when there is one (what would be released),
     else of the original (``before``: the original's model and individual risks, said for comparison)."""
-    from ._summaries import HIGH_RISK_FLOOR, HIGH_RISK_MADS, higher_risk
+    from .._summaries import HIGH_RISK_FLOOR, HIGH_RISK_MADS, higher_risk
 
     which = "the masked file" if masked else "the original file (no masked file was given)"
     n = int(rep["data"]["n_records"])

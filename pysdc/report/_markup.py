@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from ._format import fmt as _fmt
+from .._format import fmt as _fmt
 
 __all__ = ["to_markdown", "to_html"]
 

@@ -16,8 +16,8 @@ import pandas as pd
 from .. import __version__
 from .._errors import PysdcError
 from .._types import numeric_columns, r_class
-from ._format import jsonable
-from ._summaries import (  # noqa: F401  (re-exported: part of the report model)
+from .._format import jsonable
+from .._summaries import (  # noqa: F401  (re-exported: part of the report model)
     HIGH_RISK_FLOOR,
     HIGH_RISK_MADS,
     SUMMARY_STATS,
@@ -438,7 +438,7 @@ def distance_risk(x: pd.DataFrame, xm: pd.DataFrame, numeric: list, *, k: float 
 def risk_distribution(risk: np.ndarray, counts: np.ndarray | None = None) -> dict:
     """Mean, quantiles (type 7) and bins of the individual risks; ``counts``: each risk stands for that many
     records (an engine's combination table), so the numbers are those of the records."""
-    from ._summaries import counted_quantile
+    from .._summaries import counted_quantile
 
     risk = np.asarray(risk, dtype=np.float64)
     c = np.ones(risk.size) if counts is None else np.asarray(counts, dtype=np.float64)

@@ -56,8 +56,8 @@ OUTPUT_EXTENSIONS = (".parquet", ".pq")
 
 def check_risk_output(output: str, engine: str, inputs) -> None:
     """``pysdc risk --output``, before any work: a Parquet name (with Spark also a directory name without
-    extension), not an input nor inside one (:func:`pysdc._output.check_output`)."""
-    from .._output import check_output
+    extension), not an input nor inside one (:func:`pysdc.io.check_output`)."""
+    from ..io import check_output
 
     spark_dir = engine == "spark" and not os.path.splitext(os.path.basename(output.rstrip("/")))[1]
     check_output(output, inputs, extensions=None if spark_dir else OUTPUT_EXTENSIONS,
@@ -154,7 +154,7 @@ def estimate_memory(path: str, columns=None) -> int:
         size *= 5
     if columns is not None:
         try:
-            from .._io import read_header
+            from ..io import read_header
 
             header = read_header(path)
             if header:
@@ -210,12 +210,12 @@ def _remove_empty_dir(path: str) -> None:
 
 
 def _scan(path: str, args, label: str):
-    from ._tables import scan
+    from ..engine._tables import scan
 
     engine = "spark" if args.engine == "spark" else "duckdb"
     # CSV files are read as the pandas path reads them: --na, --text, the schema (--sep, --decimal and
-    # --encoding through pysdc._io.csv_dialect)
-    from ..cli._common import split_names
+    # --encoding through pysdc.io.csv_dialect)
+    from ._common import split_names
 
     schema = getattr(args, "masked_schema" if label == "MASKED" else "schema", None)
     reading = {"na_values": tuple(args.na or ("NA",)), "text_columns": split_names(getattr(args, "text", None),
@@ -238,7 +238,7 @@ def _scan(path: str, args, label: str):
 def _require_records(s, label: str, path: str) -> None:
     """Refuse a file (or directory, glob) with a header but no records, as the pandas path does (issue 26);
     one record is read, not the whole file."""
-    from ._tables import SRC
+    from ..engine._tables import SRC
 
     (found,) = s.table().row(f"SELECT count(*) FROM (SELECT 1 FROM {SRC} LIMIT 1) pysdc_one")
     if not found:
@@ -250,21 +250,21 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     """``pysdc risk`` on DuckDB or Spark: measure_risk (household risk too), k-anonymity violations."""
     import pysdc
 
-    from ..cli._common import emit_report
+    from ._common import emit_report
     from ..report._model import K_ANON_KS, risk_distribution
-    from ..report._summaries import k_anonymity, threshold_note
+    from .._summaries import k_anonymity, threshold_note
 
     stage(f"opening {args.data}")
     data = _scan(args.data, args, "DATA")
     _require_records(data, "DATA", args.data)
     cols = data.columns
-    from ..cli._common import check_columns
+    from ._common import check_columns
 
     for flag, names in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
                         ("--id", [args.id] if args.id else [])):
         check_columns(flag, names, cols, "DATA")
-    from .._output import sigterm_as_exception
-    from ._risk import writing_individual
+    from ..io import sigterm_as_exception
+    from ..engine._risk import writing_individual
 
     guard = sigterm_as_exception() if args.output else contextlib.nullcontext()
     with guard, writing_individual(args.output):  # the records are joined to their risks once, written as measured
@@ -277,7 +277,7 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     n = res.n
     # k-anonymity violations from the same combination table (measure_risk's fk/Fk, as kAnon_violations)
     fk, Fk = comb["fk"].to_numpy(), comb["Fk"].to_numpy()
-    from ..risk._kanon import _r_round
+    from ..core.freq import r_round as _r_round
 
     rows = []
     for k in K_ANON_KS:
@@ -392,7 +392,7 @@ def write_pandas_output(path: str, data, individual, id_col: str | None) -> None
     front = (pd.DataFrame({id_col: data[id_col].to_numpy()}) if id_col
              else pd.DataFrame({"position": np.arange(len(individual), dtype=np.int64)}))
     table = pd.concat([front, individual.reset_index(drop=True)], axis=1)
-    from .._output import atomic_output
+    from ..io import atomic_output
 
     with atomic_output(path, make_parents=True) as tmp:  # the caller checked path (check_risk_output)
         table.to_parquet(tmp, index=False)
@@ -402,8 +402,8 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     """``pysdc utility`` on DuckDB or Spark: dUtility's IL1, IL1s and eigen, IL_correl, IL_variables."""
     import pysdc
 
-    from ..cli._common import emit_report
-    from ._loss import utility_engine
+    from ._common import emit_report
+    from ..engine._loss import utility_engine
 
     stage(f"opening {orig_path} and {masked_path}")
     x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")
@@ -411,7 +411,7 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     _require_records(xm, "MASKED", masked_path)
     hx, hm = x.columns, xm.columns
     from .._selection import default_variables
-    from ..cli._common import check_columns
+    from ._common import check_columns
 
     chosen = None
     if vars_ is None:  # the default: the double columns but weight, household id, ids and keys (issue 26)
@@ -460,7 +460,7 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
 
 
 def _select(s, cols, args):
-    from ._tables import scan
+    from ..engine._tables import scan
 
     native = s.relation()
     if s.table().kind == "duckdb":
