@@ -2,7 +2,7 @@
 
 The numeric core picks dense tables or hashing, equal-length blocks or padded buckets,
 by named size thresholds (``pysdc.core.freq.DENSE_*``, ``SCAN_MAX_CELLS``,
-``pysdc.risk._frequency.MAX_EQUAL_LENGTH_RUNS``, ``pysdc.core.mcd.DISTANCE_CHUNK``).
+``pysdc.core.indiv.MAX_EQUAL_LENGTH_RUNS``, ``pysdc.core.mcd.fast.DISTANCE_CHUNK``).
 Each test lowers (or raises) them with ``monkeypatch`` so that small inputs go down the
 path large inputs take, and compares with a plain pandas/Python computation.
 """
@@ -18,8 +18,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import pysdc
 from pysdc.core import freq as core_freq
-from pysdc.core import mcd as core_mcd
-from pysdc.risk import _frequency as risk_freq
+from pysdc.core import indiv as core_indiv
+from pysdc.core.mcd import cov_mcd
+from pysdc.core.mcd import fast as mcd_fast
 
 # thresholds that force the hashing (sparse) paths, and that force the dense paths
 SPARSE = {"DENSE_PER_RECORD": 0, "DENSE_CODES_MIN": 0, "DENSE_TABLE_MIN": 0}
@@ -166,9 +167,9 @@ def test_exact_indiv_risk_both_scan_paths(monkeypatch, runs):
     Fk = fk * np.array([1.5, 2, 3, 4, 5, 1.1, 7, 9, 2.5, 30])
     f = pysdc.FreqCalcResult(fk=fk, Fk=Fk, n1=0, n2=0)
     with monkeypatch.context() as m:  # the other path, as reference for bitwise equality
-        m.setattr(risk_freq, "MAX_EQUAL_LENGTH_RUNS", (1 << 20) if runs == 0 else 0)
+        m.setattr(core_indiv, "MAX_EQUAL_LENGTH_RUNS", (1 << 20) if runs == 0 else 0)
         other = pysdc.indiv_risk(f, method="exact").rk
-    monkeypatch.setattr(risk_freq, "MAX_EQUAL_LENGTH_RUNS", runs)
+    monkeypatch.setattr(core_indiv, "MAX_EQUAL_LENGTH_RUNS", runs)
     monkeypatch.setattr(core_freq, "SCAN_MAX_CELLS", 8)  # many small chunks in the bucketed scan
     with pytest.warns(pysdc.DegenerateResultWarning, match="cancels"):  # fk = 8, Fk = 8.8 loses 9.5 digits
         r = pysdc.indiv_risk(f, method="exact").rk
@@ -198,9 +199,10 @@ def test_segmented_accumulate_against_a_loop(monkeypatch):
 def test_mcd_distances_do_not_depend_on_the_block_size(monkeypatch):
     rng = np.random.default_rng(8)
     X = rng.normal(size=(300, 3))
-    a = core_mcd.cov_mcd(X, random_state=1)
-    monkeypatch.setattr(core_mcd, "DISTANCE_CHUNK", 7)
-    b = core_mcd.cov_mcd(X, random_state=1)
+    # pysdc's own FAST-MCD (a numpy Generator) computes its distances in blocks; an R seed would not
+    a = cov_mcd(X, random_state=np.random.default_rng(1))
+    monkeypatch.setattr(mcd_fast, "DISTANCE_CHUNK", 7)
+    b = cov_mcd(X, random_state=np.random.default_rng(1))
     assert_allclose(a.cov, b.cov, rtol=0, atol=0)
 
 

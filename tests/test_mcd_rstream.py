@@ -24,7 +24,8 @@ import pytest
 import pysdc
 from pysdc._tolerances import CLOSED_FORM, tolerance_for
 from pysdc.core.distance import r_scale
-from pysdc.core.mcd import _seq_sum, _sscp_cov, cov_mcd
+from pysdc.core.mcd import cov_mcd
+from pysdc.core.mcd.arith import _seq_sum, _sscp_cov
 from pysdc.core.rrandom import RRandom
 from pysdc.parity._corpus import case_inputs, divergence_for, load_corpus, load_divergences, load_input, reference_dir
 
