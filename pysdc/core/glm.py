@@ -488,7 +488,3 @@ def r_approx(x: np.ndarray, y: np.ndarray, xout: np.ndarray) -> np.ndarray:
     res = np.where(v == x[j], y[j], np.where(v == x[i], y[i], res))
     out[inside] = res
     return out
-
-
-def t_quantile(level: float, df: int) -> float:
-    return float(stats.t.ppf((1.0 + level) / 2.0, df)) if df > 0 else math.nan
