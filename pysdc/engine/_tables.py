@@ -12,7 +12,6 @@ import contextlib
 import glob as _glob
 import itertools
 import os
-from pathlib import Path
 
 import pandas as pd
 
@@ -699,7 +698,3 @@ class SparkTable(_Backend):
 
     def table(self, native, columns, order, repeated=()) -> EngineTable:
         return EngineTable(native, "spark", order, columns, repeated, inputs=getattr(self, "sources", ()))
-
-
-def path_exists_or_pattern(path: str) -> bool:
-    return Path(path).exists() or any(ch in path for ch in "*?[")
