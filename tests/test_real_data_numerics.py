@@ -25,8 +25,8 @@ from _exact_risk import exact_risk, exact_risk_small
 from numpy.testing import assert_allclose, assert_array_equal
 
 import pysdc
-from pysdc._io import read_table
 from pysdc._tolerances import CLOSED_FORM, tolerance_for
+from pysdc.io import read_table
 from pysdc.loss import _sdcmicro as loss_sdc
 
 ROOT = Path(__file__).resolve().parent.parent / "r_reference"
@@ -279,7 +279,7 @@ def test_c_pow_is_the_c_librarys_pow_element_for_element():
     with a fractional exponent, Inf for 0 to a negative power)."""
     import math
 
-    from pysdc.risk._frequency import c_pow
+    from pysdc.core.indiv import c_pow
 
     rng = np.random.default_rng(20261124)
     x = np.concatenate([rng.uniform(1e-3, 0.999, 200_000), rng.uniform(0.5, 50, 50_000)])

@@ -179,12 +179,12 @@ def test_live_against_sdcmicro(tmp_path):
 
 @pytest.mark.parametrize("ufunc", [np.multiply, np.add])
 def test_equal_length_accumulate_is_a_left_to_right_loop(ufunc):
-    from pysdc.risk._frequency import _equal_length_accumulate
+    from pysdc.core.indiv import equal_length_accumulate
 
     rng = np.random.default_rng(4)
     lengths = np.sort(rng.integers(0, 9, 300))  # runs of equal length, as for pairs sorted by fk
     values = rng.uniform(0.5, 1.5, int(lengths.sum()))
-    out = _equal_length_accumulate(values, lengths, ufunc)
+    out = equal_length_accumulate(values, lengths, ufunc)
     expected = np.empty_like(values)
     pos = 0
     for length in lengths:  # the scalar definition

@@ -14,13 +14,15 @@ patterns (squared), never by the number of records or combos.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from .._types import r_class
 
 __all__ = [
-    "r_as_numeric", "series_codes", "column_codes", "group_keys", "dense_ids", "freq_core", "segmented_accumulate",
+    "r_round", "r_as_numeric", "series_codes", "column_codes", "group_keys", "dense_ids", "freq_core", "segmented_accumulate",
     "dense_ok", "DENSE_PER_RECORD", "DENSE_CODES_MIN", "DENSE_TABLE_MIN", "SCAN_MAX_CELLS",
 ]
 
@@ -356,3 +358,8 @@ def segmented_accumulate(values: np.ndarray, lengths: np.ndarray, ufunc, *, max_
             acc = ufunc.accumulate(block, axis=1)
             out[pos[valid]] = acc[valid]
     return out
+
+
+def r_round(k: float) -> float:
+    """R's ``round(k)``: to the nearest integer, halves to even (``round(2.5) == 2``); k of k-anonymity."""
+    return float(np.rint(k)) if math.isfinite(k) else k

@@ -6,9 +6,15 @@ and its documentation live in :mod:`pysdc._risk`.
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
-from .freq import column_codes, dense_ids, dense_ok, group_keys, segmented_accumulate
+import numpy as np
+import pandas as pd
+
+from .._errors import CoercionWarning, DegenerateResultWarning, PysdcWarning, user_stacklevel
+from .._types import r_class
+from .freq import column_codes, dense_ids, dense_ok, group_keys, r_as_numeric, segmented_accumulate
+from .keys import key_codes
 
 __all__ = ["ldiversity_core", "integer_raw_keys", "SDC_MISSING_CODE"]
 
@@ -401,3 +407,76 @@ def ldiversity_core(codes, cards, sens_cols: list[np.ndarray], l_recurs_c: float
         np.take(mr, group, out=multi_r)
     n_undefined = int(undefined.sum()) if weights is None else int(np.sum(weights[undefined]))
     return per_var, multi_e, multi_r, n_undefined
+
+
+# ---------------------------------------------------------------- the measure' columns, with sdcMicro's warnings
+
+def _has_missing_code(s: pd.Series) -> bool:
+    cls = r_class(s)
+    if cls in ("numeric", "integer"):
+        if isinstance(s.dtype, np.dtype):
+            return bool((s.to_numpy() == SDC_MISSING_CODE).any())
+        return bool((s == SDC_MISSING_CODE).any())
+    if cls == "character":
+        return bool((r_as_numeric(s)[0] == SDC_MISSING_CODE).any())
+    return False
+
+
+def ldiversity_block(data: pd.DataFrame, keys: list, sens: list, c: float, weights=None):
+    """ldiversity's columns (a (3 * len(sens) + 2, rows) array) and their names, with sdcMicro's warnings.
+
+    ``weights``: the rows are distinct combinations standing for that many records (see
+    :func:`pysdc.core.ldiversity.ldiversity_core`); an engine's group-by gives them.
+    """
+    if c <= 0:
+        warnings.warn(
+            f"ldiversity: l_recurs_c={c:g}; recursive (c, l)-diversity needs a constant c > 0 (r_1 < c (r_l + "
+            "... + r_m)), so its column is not meaningful. sdcMicro accepts it and returns the same numbers.",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
+        )
+    key_series = [data[k] for k in keys]
+    raw = None
+    if weights is None and all(isinstance(k.dtype, np.dtype) and k.dtype.kind in "iub" for k in key_series):
+        # complete integer keys: one mixed-radix key, no per-column code arrays
+        raw = integer_raw_keys([k.to_numpy() for k in key_series])
+    if raw is None:
+        codes, cards = key_codes(data, keys, func="ldiversity", factorize_character=False)
+    else:
+        codes = cards = None
+    sens_cols = []
+    for s in sens:
+        v, lost = r_as_numeric(data[s])
+        if lost:
+            warnings.warn(
+                f"ldiversity: sensitive column {s!r} is character; sdcMicro converts it with R's as.numeric, "
+                f"which turns {lost} non-numeric value(s) into NA, and every NA counts as a distinct value. "
+                f"Convert it to a category first: data[{s!r}] = data[{s!r}].astype('category').",
+                CoercionWarning,
+                stacklevel=user_stacklevel(),
+            )
+        sens_cols.append(v)
+    if any(_has_missing_code(data[k]) for k in keys):
+        warnings.warn(
+            "ldiversity: a key variable takes the value -999, sdcMicro's missing-value code in ldiversity; "
+            "sdcMicro 5.8.0 then writes l-diversity values into the wrong records. pysdc treats -999 as an "
+            "ordinary key value; recode it to NaN (a class of its own per record) to compare with sdcMicro.",
+            PysdcWarning,
+            stacklevel=user_stacklevel(),
+        )
+    block = np.zeros((3 * len(sens) + 2, len(data)))
+    *_, n_undef = ldiversity_core(codes, cards, sens_cols, c, out=block, raw=raw, n_keys=len(keys), weights=weights)
+    if n_undef:
+        warnings.warn(
+            f"ldiversity: {n_undef} record(s) belong to classes whose sensitive values are all -999 "
+            "(sdcMicro's missing code); their recursive l-diversity is undefined (sdcMicro reports a value "
+            "left over from another class) and is NaN here.",
+            DegenerateResultWarning,
+            stacklevel=user_stacklevel(),
+        )
+    names = []
+    for s in sens:  # ldiversity_core wrote the columns into block
+        names += [f"{s}_Distinct_Ldiversity", f"{s}_Entropy_Ldiversity", f"{s}_Recursive_Ldiversity"]
+    names += ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
+    return block, names
+

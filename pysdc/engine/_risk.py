@@ -24,9 +24,12 @@ import pandas as pd
 
 from .._errors import DegenerateResultWarning, PysdcWarning
 from .._progress import stage
-from .._results import FreqCalcResult, IndivRiskResult, LDiversityResult, MeasureRiskResult
+from .._results import FreqCalcResult, IndivRiskResult, KAnonResult, LDiversityResult, MeasureRiskResult
 from .._validation import user_stacklevel
-from ..core.freq import freq_core
+from ..core.freq import freq_core, r_as_numeric, r_round
+from ..core.indiv import indiv_risk_arrays
+from ..core.keys import key_codes, warn_fk_overflow, weight_rules
+from ..core.ldiversity import ldiversity_block
 from ..core.threshold import global_threshold_grouped
 from ._tables import SRC
 
@@ -45,9 +48,9 @@ def writing_individual(path):
     as it measures (``pysdc risk --output``). With a household id the household risk then comes
     from the written per-record ``hier_risk`` (its sum), so the records are joined once, not twice.
 
-    The table is written to a temporary file beside ``path`` (:func:`pysdc._output.atomic_output`),
+    The table is written to a temporary file beside ``path`` (:func:`pysdc.io.atomic_output`),
     renamed onto ``path`` when the block has succeeded: an interrupted or failed run leaves nothing
-    there (or the old file). The caller checks ``path`` first (:func:`pysdc._output.check_output`)."""
+    there (or the old file). The caller checks ``path`` first (:func:`pysdc.io.check_output`)."""
     if path is None:
         token = _WRITE_TO.set(None)
         try:
@@ -55,7 +58,7 @@ def writing_individual(path):
         finally:
             _WRITE_TO.reset(token)
         return
-    from .._output import atomic_output
+    from ..io import atomic_output
 
     with atomic_output(path, make_parents=True) as tmp:
         token = _WRITE_TO.set(str(tmp))
@@ -113,10 +116,8 @@ class EngineFreqCalcResult(_PerCombination, FreqCalcResult):
 
     def _engine_indiv_risk(self, *, method: str, qual: float, survey: bool, exact_method: str = "sdcmicro"):
         """:func:`pysdc.indiv_risk` of this result (called by indiv_risk)."""
-        from ..risk._frequency import _indiv_risk_arrays
-
         fk, Fk = np.asarray(self.fk), np.asarray(self.Fk)
-        rk = _indiv_risk_arrays(fk, Fk, method, qual, survey, exact_method=exact_method,
+        rk = indiv_risk_arrays(fk, Fk, method, qual, survey, exact_method=exact_method,
                                 counts=None if self.counts is None else np.asarray(self.counts))
         table, keys, handle, row_of = self._ctx
         res = table.attach(handle, {"pysdc_risk": rk[row_of], "pysdc_fk": fk[row_of]})
@@ -193,8 +194,6 @@ def _combinations(table, keys, w, hid, *, func: str, factorize_character: bool, 
     Returns a dict: ``pdf`` (the combination table), ``handle`` (for joins), ``fk_c``, ``Fk_c``,
     ``cnt`` (per freq_core combination), ``inv`` (row -> combination), ``n``.
     """
-    from ..risk._frequency import _key_codes
-
     stage(f"grouping the records by {', '.join(keys)}")
     fs = table.fsum()
     aggs = ["count(*) AS pysdc_n"]
@@ -217,7 +216,7 @@ def _combinations(table, keys, w, hid, *, func: str, factorize_character: bool, 
         _check_weights(table, w, func, clean=clean)
     stage(f"frequencies of {len(pdf):,} key combinations ({n:,} records)")
     key_frame = pdf[list(keys)]
-    codes, cards = _key_codes(key_frame, list(keys), func=func, factorize_character=factorize_character)
+    codes, cards = key_codes(key_frame, list(keys), func=func, factorize_character=factorize_character)
     fk_c, Fk_c, cnt, inv = freq_core(codes, cards, ws, alpha, counts=counts)
     return {"pdf": pdf, "handle": handle, "fk_c": fk_c, "Fk_c": Fk_c, "cnt": cnt, "inv": inv, "n": n}
 
@@ -232,10 +231,8 @@ def _weight_expr(table, w) -> str:
 
 
 def _check_weights(table, w, func, *, clean: bool) -> None:
-    """sdcMicro's weight rules (:func:`pysdc.risk._frequency.weight_rules`); unless the group-by showed the
+    """sdcMicro's weight rules (:func:`pysdc.core.keys.weight_rules`); unless the group-by showed the
     weights ``clean`` (all present, finite, at least 1), one pass counts each kind of unusual weight."""
-    from ..risk._frequency import weight_rules
-
     cls = table.rclass(w)
     if clean:
         n_inf = n_na = below = nonpos = 0
@@ -313,8 +310,6 @@ def freq_calc_engine(table, key_vars, w, alpha) -> EngineFreqCalcResult:
     if c["n"] == 0:
         warnings.warn("freq_calc: data has no rows; fk and Fk are empty.", DegenerateResultWarning,
                       stacklevel=user_stacklevel())
-    from ..risk._frequency import warn_fk_overflow
-
     warn_fk_overflow(Fk_c, cnt, "freq_calc")
     res = table.attach(c["handle"], {"pysdc_fk": fk_c[inv], "pysdc_pop_fk": Fk_c[inv]})
     individual = _records(table, key_vars, res, {"fk": "pysdc_fk", "Fk": "pysdc_pop_fk"})
@@ -327,11 +322,9 @@ def freq_calc_engine(table, key_vars, w, alpha) -> EngineFreqCalcResult:
 
 
 def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alpha) -> EngineMeasureRiskResult:
-    from ..risk._frequency import _indiv_risk_arrays
-
     c = _combinations(table, key_vars, w, hid, func="measure_risk", factorize_character=True, alpha=alpha)
     fk_c, Fk_c, cnt, inv, pdf, n = c["fk_c"], c["Fk_c"], c["cnt"], c["inv"], c["pdf"], c["n"]
-    rk_c = _indiv_risk_arrays(fk_c, Fk_c, "approx", 1.0, w is not None)
+    rk_c = indiv_risk_arrays(fk_c, Fk_c, "approx", 1.0, w is not None)
     with np.errstate(invalid="ignore"):
         er = float(np.nansum(rk_c * cnt))
     gr = er / n if n else float("nan")
@@ -404,13 +397,12 @@ def _household_er(table, keys, hid, res, pdf, rk_row, fast_hier, written=None) -
     return total + float(np.sum(own[~own_nan]))
 
 
-def k_anon_engine(table, key_vars, k, w, weighted) -> int:
-    from ..risk._kanon import _r_round
-
-    kr = _r_round(k)
+def k_anon_engine(table, key_vars, k, w, weighted) -> KAnonResult:
+    kr = r_round(k)
     c = _combinations(table, key_vars, w, None, func="k_anon_violations", factorize_character=True, alpha=1.0)
     v = c["Fk_c"] if (weighted and w is not None) else c["fk_c"]
-    return int(np.sum(c["cnt"][v < kr]))
+    return KAnonResult(int(np.sum(c["cnt"][v < kr])), k=k, weighted=bool(weighted), n=int(np.sum(c["cnt"])),
+                       key_vars=tuple(key_vars))
 
 
 # =============================================================================
@@ -444,16 +436,13 @@ def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> EngineLDiversi
     value is NaN: each such record is a class or category of its own in sdcMicro, so the combination is
     expanded to one row per record before pysdc's core computes; every record of a combination then has
     the same values, which go back to the records as a join."""
-    from ..core.freq import r_as_numeric
-    from ..risk._frequency import _key_codes, _ldiversity_block
-
     keys, sens = list(key_vars), list(ldiv_index)
     pdf, handle = table.combos(keys + sens, ["count(*) AS pysdc_n"])
     cnt = pdf["pysdc_n"].to_numpy(dtype=np.int64)
     n = int(cnt.sum())
     own = np.zeros(len(pdf), dtype=bool)  # combinations whose records are each a class or category of their own
     if len(pdf):
-        codes, _ = _key_codes(pdf[keys], keys, func="ldiversity", factorize_character=False)
+        codes, _ = key_codes(pdf[keys], keys, func="ldiversity", factorize_character=False)
         for code in codes:
             own |= np.asarray(code) < 0
         with warnings.catch_warnings():
@@ -464,7 +453,7 @@ def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> EngineLDiversi
     rows = np.repeat(np.arange(len(pdf)), reps)
     weights = np.where(own, 1, cnt)[rows].astype(np.float64)
     frame = pdf.iloc[rows].reset_index(drop=True)
-    block, names = _ldiversity_block(frame, keys, sens, l_recurs_c, weights=weights)
+    block, names = ldiversity_block(frame, keys, sens, l_recurs_c, weights=weights)
     first = np.searchsorted(rows, np.arange(len(pdf)))  # a combination's values: those of its first row
     values = block[:, first] if len(pdf) else np.zeros((len(names), 0))
     per_combo = pd.DataFrame(values.T, columns=names)

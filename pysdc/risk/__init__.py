@@ -1,8 +1,11 @@
 """Disclosure-risk measures (sdcMicro's risk toolbox)."""
 
 from ._distance import DRiskRMDResult, d_risk, d_risk_rmd
-from ._frequency import freq_calc, indiv_risk, ldiversity, measure_risk
+from ._freq_calc import freq_calc
+from ._indiv_risk import indiv_risk
 from ._kanon import k_anon_violations
+from ._ldiversity import ldiversity
+from ._measure_risk import measure_risk
 from ._model import ModRiskResult, mod_risk
 from ._suda2 import Suda2Result, suda2
 

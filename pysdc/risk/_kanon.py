@@ -7,7 +7,6 @@ stores ``measure_risk``'s ``fk``/``Fk`` and ``kAnon_violations`` counts on them)
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
 
@@ -15,8 +14,13 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
-from .._validation import Boolean, Constraint, validate_params
-from ._frequency import DATA, KEY_VARS, WEIGHT, _frequencies
+from .._foreign import measure
+from .._results import KAnonResult
+from .._validation import Boolean, Constraint
+from ..core.freq import r_round
+from ..core.keys import frequencies, weight_values
+from ..engine._risk import k_anon_engine
+from ._params import DATA, KEY_VARS, WEIGHT
 
 __all__ = ["k_anon_violations", "K_ANON_PARAMS", "KAnonK"]
 
@@ -42,12 +46,7 @@ class KAnonK(Constraint):
 K_ANON_PARAMS = {"data": DATA, "key_vars": KEY_VARS, "k": KAnonK(), "w": WEIGHT, "weighted": Boolean()}
 
 
-def _r_round(k: float) -> float:
-    """R's ``round(k)``: to the nearest integer, halves to even (``round(2.5) == 2``)."""
-    return float(np.rint(k)) if math.isfinite(k) else k
-
-
-@validate_params(K_ANON_PARAMS)
+@measure(K_ANON_PARAMS, engine=k_anon_engine)
 def k_anon_violations(
     data: pd.DataFrame | np.ndarray,
     key_vars: str | Sequence[str],
@@ -55,7 +54,7 @@ def k_anon_violations(
     k: float = 3,
     w: str | None = None,
     weighted: bool = False,
-) -> int:
+) -> KAnonResult:
     """Number of records violating k-anonymity.
 
     Counts the records whose key combination is shared by fewer than ``k`` records
@@ -80,8 +79,10 @@ def k_anon_violations(
 
     Returns
     -------
-    int
-        The number of records with ``fk < round(k)`` (or ``Fk < round(k)``).
+    KAnonResult
+        The number of records with ``fk < round(k)`` (or ``Fk < round(k)``): an ``int``
+        (``int(result)``, arithmetic and comparisons work as on the number), with ``k``,
+        ``weighted``, ``n`` and ``key_vars`` as fields.
 
     Raises
     ------
@@ -119,20 +120,19 @@ def k_anon_violations(
     --------
     >>> import pandas as pd, pysdc
     >>> df = pd.DataFrame({"sex": ["m", "m", "f", "f", "f"], "age": [30, 30, 40, 40, 50]})
-    >>> pysdc.k_anon_violations(df, ["sex", "age"], k=2)
+    >>> int(pysdc.k_anon_violations(df, ["sex", "age"], k=2))
     1
-    >>> pysdc.k_anon_violations(df, ["sex", "age"], k=3)
-    5
+    >>> pysdc.k_anon_violations(df, ["sex", "age"], k=3) == 5
+    True
     """
-    kr = _r_round(k)
-    fk_c, Fk_c, cnt, _ = _frequencies(
+    kr = r_round(k)
+    fk_c, Fk_c, cnt, _ = frequencies(
         data, key_vars, w if weighted else None, 1.0, func="k_anon_violations", factorize_character=True,
     )
     # the weight column is checked (and refused when it has missing values) whether or not it is
     # used, as createSdcObj does
     if w is not None and not weighted:
-        from ._frequency import _weights
-
-        _weights(data, w, func="k_anon_violations")
+        weight_values(data, w, func="k_anon_violations")
     v = Fk_c if weighted else fk_c
-    return int(np.sum(cnt[v < kr]))
+    return KAnonResult(int(np.sum(cnt[v < kr])), k=k, weighted=bool(weighted), n=len(data),
+                       key_vars=tuple(key_vars))
