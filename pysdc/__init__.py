@@ -17,7 +17,6 @@ Every measure is declared once in the registry :mod:`pysdc._registry`. sdcMicro'
 measures executed by sdcMicro itself live in :mod:`pysdc.r` (importing it does not start R). ``import pysdc`` never imports rpy2.
 """
 
-from . import _adapters, _validation
 from ._errors import (
     AlignmentWarning,
     CoercionWarning,
@@ -30,15 +29,27 @@ from ._errors import (
     RWarning,
 )
 from ._results import (
+    CIOverlapResult,
+    DRiskResult,
     DUtilityResult,
+    EntropyResult,
+    EstimatesComparison,
     FreqCalcResult,
+    HellingerResult,
     ILCorrelResult,
+    ILEntropyResult,
     ILVariablesResult,
     IndivRiskResult,
+    KAnonResult,
     LDiversityResult,
     MeasureRiskResult,
 )
+from ._version import __version__
 from .datasets import load_demo, load_demo_pair
+
+# pysdc.scan (issue 11): a lazy dataset over Parquet/CSV files for the DuckDB and Spark engines (neither
+# engine is imported before it is used)
+from .engine import scan as scan
 from .loss import (
     CategoricalLossResult,
     ContinuousLossResult,
@@ -77,24 +88,8 @@ from .risk import (
     suda2,
 )
 
-__version__ = "0.1.0"
-
 # explicit, so that editors and type checkers see every name; tests/test_docs.py checks that
 # this list and the registry (pysdc._registry.MEASURES) agree
-# a problem or an engine's table in place of a measure's data frame (see pysdc._adapters)
-_validation.set_foreign_adapter(_adapters.adapt)
-
-
-def __getattr__(name):
-    # pysdc.scan (issue 11): a lazy dataset over Parquet/CSV files for the DuckDB and Spark engines;
-    # resolved on first use, so that ``import pysdc`` imports neither engine
-    if name == "scan":
-        from .engine import scan
-
-        return scan
-    raise AttributeError(f"module 'pysdc' has no attribute {name!r}")
-
-
 __all__ = [
     # sdcMicro's measures
     "d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity",
@@ -109,6 +104,8 @@ __all__ = [
     "MeasureRiskResult", "LDiversityResult", "Suda2Result", "ModRiskResult", "DRiskRMDResult",
     "ContinuousLossResult", "CategoricalLossResult",
     "EntropyRiskResult", "GSILResult", "GiniResult", "RegressionComparison",
+    "KAnonResult", "DRiskResult", "HellingerResult", "EntropyResult", "ILEntropyResult", "CIOverlapResult",
+    "EstimatesComparison",
     # an SDC problem stated once (sdcMicro's createSdcObj, natively) and its results
     "SdcProblem", "ProblemRisk", "ProblemUtility", "ProblemComparison",
     # data, errors, warnings

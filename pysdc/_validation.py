@@ -11,12 +11,14 @@ import inspect
 import numbers
 import warnings
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ._errors import InvalidParameterError, user_stacklevel
+from ._errors import AlignmentWarning, InvalidParameterError, user_stacklevel
+from ._names import did_you_mean
+from .io._interchange import as_frame
 
 __all__ = [
     "check_option",
@@ -95,11 +97,9 @@ def check_frame(name: str, data, *, allow_array: bool = False) -> pd.DataFrame:
 
     Arrays get the column names ``V1``, ``V2``, ... as R's ``as.data.frame`` would. A Polars
     DataFrame / LazyFrame, a PyArrow table or an object with ``__arrow_c_stream__`` becomes the
-    pandas DataFrame pysdc's Parquet reader would make of it (:mod:`pysdc._interchange`).
+    pandas DataFrame pysdc's Parquet reader would make of it (:mod:`pysdc.io._interchange`).
     """
     if not isinstance(data, (pd.DataFrame, np.ndarray)):
-        from ._interchange import as_frame
-
         data = as_frame(name, data)
     if isinstance(data, pd.DataFrame):
         if data.columns.duplicated().any():
@@ -154,8 +154,6 @@ def check_columns(name: str, columns, data: pd.DataFrame, *, data_name: str = "d
         names = [str(data.columns[p - 1]) for p in positions if 1 <= p <= data.shape[1]]
         hint = ("" if not positions else " pysdc takes column names, not positions as R's keyVars = c(2, 4) does"
                 + (f" (R's positions {positions} would be {names})" if len(names) == len(positions) else "") + ";")
-        from ._names import did_you_mean
-
         raise InvalidParameterError(
             f"{name} names column(s) {_show(missing)} that {data_name} does not have;{hint}"
             f"{did_you_mean(missing, data.columns)} "
@@ -375,8 +373,6 @@ class MappingOf(Constraint):
         for col, v in value.items():
             check_option(f"{name}[{col!r}]", v, self.options)
             if not all(col in values[f].columns for f in self.of):
-                from ._names import did_you_mean
-
                 cols = [c for f in self.of for c in values[f].columns]
                 raise InvalidParameterError(
                     f"{name} names column {col!r}, which is not a column of {' and '.join(self.of)}."
@@ -411,64 +407,13 @@ def validate(params: dict, arguments: dict) -> dict:
     return values
 
 
-class _Nothing:
-    def __repr__(self):  # pragma: no cover - debugging aid
-        return "NOTHING"
-
-
-@dataclass
-class Outcome:
-    """``arguments`` to validate and pass on, or a finished ``result``."""
-
-    arguments: dict
-    result: object = field(default=None)
-    NOTHING = _Nothing()
-
-    def __post_init__(self):
-        if self.result is None:
-            self.result = self.NOTHING
-
-
-#: what handles a frame argument that is not a pandas/NumPy frame (an SdcProblem, an engine's table):
-#: ``adapt(func, params, arguments) -> Outcome``. pysdc's package ``__init__`` installs
-#: :func:`pysdc._adapters.adapt` here, so that this module, below every measure, imports none of
-#: what sits above it.
-_foreign_adapter = None
-
-
-def set_foreign_adapter(adapt) -> None:
-    """Install the handler of foreign frame arguments (see ``_foreign_adapter``)."""
-    global _foreign_adapter
-    _foreign_adapter = adapt
-
-
-def _has_foreign_frame(params: dict, arguments: dict) -> bool:
-    """Whether a frame argument is something other than a pandas DataFrame, a NumPy array or a plain value."""
-    for name, constraint in params.items():
-        if isinstance(constraint, Frame):
-            value = arguments.get(name)
-            if value is not None and not isinstance(value, (pd.DataFrame, np.ndarray, list, tuple, str, int, float)):
-                return True
-    return False
-
-
-def _pandas_frames(params: dict, arguments: dict) -> dict:
-    """``arguments`` with every Polars / Arrow table of a frame argument converted to pandas."""
-    from ._interchange import is_interchange, to_pandas
-
-    out = None
-    for name, constraint in params.items():
-        if isinstance(constraint, Frame) and is_interchange(arguments.get(name)):
-            out = dict(arguments) if out is None else out
-            out[name] = to_pandas(name, arguments[name])
-    return arguments if out is None else out
-
-
 def validate_params(params: dict):
     """Decorator: validate a public function's arguments from declared constraints.
 
-    The declarations are kept on the function as ``__pysdc_params__``; the R bridge and the
-    generated invalid-value tests read them there (through :mod:`pysdc._registry`). The
+    Public measures carry :func:`pysdc._foreign.measure`, which adds to this what else a frame
+    argument may be (an SdcProblem, an engine's table, a Polars / Arrow table). The declarations
+    are kept on the function as ``__pysdc_params__``; the R bridge and the generated
+    invalid-value tests read them there (through :mod:`pysdc._registry`). The
     function body receives the normalised values (a frame for an array, a list of column
     names, a float for a number...).
     """
@@ -481,26 +426,9 @@ def validate_params(params: dict):
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            try:
-                bound = sig.bind(*args, **kwargs)
-            except TypeError:
-                # an SdcProblem in place of the data may supply what is missing (key_vars, ...)
-                bound = sig.bind_partial(*args, **kwargs)
-                bound.arguments.update(_pandas_frames(params, bound.arguments))  # converted once (a stream reads once)
-                if not _has_foreign_frame(params, bound.arguments):
-                    raise
+            bound = sig.bind(*args, **kwargs)
             bound.apply_defaults()
-            # a Polars / Arrow table becomes pandas here, before an SdcProblem in the other frame argument
-            # is adapted (pysdc._interchange); engines' tables stay as they are
-            arguments = _pandas_frames(params, bound.arguments)
-            if _foreign_adapter is not None and _has_foreign_frame(params, arguments):
-                # an SdcProblem / SdcObj, a DuckDB relation, a Spark DataFrame or a lazy scan in place
-                # of a frame: the installed adapter (pysdc._adapters.adapt) decides
-                outcome = _foreign_adapter(func, params, arguments)
-                if outcome.result is not outcome.NOTHING:
-                    return outcome.result
-                arguments = outcome.arguments
-            return func(**validate(params, arguments))
+            return func(**validate(params, bound.arguments))
 
         wrapper.__pysdc_params__ = params
         return wrapper
@@ -520,8 +448,6 @@ def warn_if_unaligned(func: str, x, xm) -> None:
     pandas users expect alignment on the index. Frames made from NumPy arrays are positional
     by nature and not warned about.
     """
-    from ._errors import AlignmentWarning
-
     if not (isinstance(x, pd.DataFrame) and isinstance(xm, pd.DataFrame)):
         return
     if x.attrs.get(FROM_ARRAY) or xm.attrs.get(FROM_ARRAY) or len(x) != len(xm):
