@@ -165,6 +165,15 @@ TOLERANCES: dict[tuple[str, str], Tolerance] = {
             "agree in 8 to 10 of 10 seeds on the corpus)"
         ),
     ),
+    ("mv_top_coding", "values"): Tolerance(
+        rtol=1e-12,
+        atol=0.0,
+        reason=(
+            "relative to the largest magnitude in the column, not to the moved value: x * a + (1 - a) * center "
+            "cancels where a moved value nears 0 (eusilc's hy050n: 1.74 from terms of ~2,000), and the robust "
+            "distances behind a come from R's BLAS/LAPACK and NumPy's, equal to a few ulp"
+        ),
+    ),
 }
 
 

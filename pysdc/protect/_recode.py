@@ -314,6 +314,27 @@ def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> np.nda
     return b
 
 
+def _one_break_with_na(data: pd.DataFrame, column, labels) -> pd.DataFrame:
+    """sdcMicro's result for ``breaks = 1`` on a column with NA: ``cut(x, c(NA, NA))`` drops both
+    breaks, so every value is NA and the one level reads ``"(,]"`` (labels: an error)."""
+    if labels not in (None, False):
+        raise InvalidParameterError(
+            "global_recode: breaks=1 on a column with missing values has no intervals (sdcMicro's breaks "
+            "min(x) - 1, max(x) + 1 are NA), so labels cannot be given (R: lengths of 'breaks' and 'labels' differ).")
+    warnings.warn(
+        "global_recode: breaks=1 on a column with missing values: sdcMicro takes min(x) - 1 and max(x) + 1 "
+        "without removing NA, so both breaks are NA and every value becomes NA (level \"(,]\"), as returned "
+        "here; drop the missing values first or give the cut points.",
+        CoercionWarning, stacklevel=user_stacklevel())
+    out = data.copy()
+    n = len(data)
+    if labels is False:
+        out[column] = pd.array([pd.NA] * n, dtype="Int64")
+    else:
+        out[column] = pd.Categorical.from_codes(np.full(n, -1), categories=pd.Index(["(,]"], dtype=object))
+    return out
+
+
 def _numeric_column(fn: str, data: pd.DataFrame, column) -> np.ndarray:
     s = data[column]
     if isinstance(s.dtype, pd.CategoricalDtype):
@@ -381,7 +402,8 @@ def global_recode(data, column, breaks, *, labels=None, method: str = "equidista
     With cut points the intervals are R's ``cut(x, breaks, labels, dig.lab = 8)``: right-closed
     ``(a, b]``, the lowest value excluded. With a number of breaks sdcMicro adds
     ``include.lowest = TRUE`` (the first label is ``"[a,b]"``), except for one break, where the
-    single interval is ``(min - 1, max + 1]`` -- and any missing value makes that fail, as in R.
+    single interval is ``(min - 1, max + 1]`` -- computed without removing missing values, so one NA
+    makes every value NA (sdcMicro's result, returned with a warning).
     Labels write each break with C's ``%.8g`` (more digits, up to 12, where two neighbours would
     read alike; ``Range_i`` if they still do).
 
@@ -401,9 +423,7 @@ def global_recode(data, column, breaks, *, labels=None, method: str = "equidista
                 "(sdcMicro: breaks >= 1 is not TRUE).")
         if n == 1:
             if np.isnan(x).any():
-                raise InvalidParameterError(
-                    "global_recode: breaks=1 uses min(x) - 1 and max(x) + 1 without removing missing values, "
-                    "so sdcMicro fails on a column with NA; drop them or give the cut points.")
+                return _one_break_with_na(data, column, labels)
             cuts = np.array([x.min() - 1, x.max() + 1]) if x.size else np.array([math.inf, -math.inf])
             if not np.isfinite(cuts).all():
                 raise InvalidParameterError("global_recode: breaks=1 needs finite values in the column.")

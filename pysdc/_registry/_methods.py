@@ -1,0 +1,363 @@
+"""The registry of pysdc's protection methods (issue 28): how each maps onto sdcMicro's function.
+
+Protection methods are not measures: they return protected data, not a number about data. So they
+have their own record, :class:`Method`, modelled on :class:`pysdc._registry.Measure`: the Python and
+R names, the argument map, the R defaults (checked against sdcMicro's ``formals()`` by the live tests),
+how the bridge (:mod:`pysdc.r._methods`) calls sdcMicro, and how a stored parity case
+(``r_reference/cases/<R name>.json``, outputs written by ``r_reference/generate_protect_recode.R``) is
+run (``run_case``) and compared (``compare_case``), natively and through the bridge alike.
+
+How to add a method
+-------------------
+1. The native function in ``pysdc/protect/_<family>.py`` with ``@validate_params``, returning a new
+   DataFrame (never modifying its input).
+2. Its cases (``r_reference/make_cases_<RName>.py``) and sdcMicro's outputs (an R script in
+   ``r_reference/``).
+3. One :class:`Method` entry in :data:`METHODS`; the bridge wrapper and the parity tests follow.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .._tolerances import CLOSED_FORM, tolerance_for
+from .._validation import declared_params
+from ..io import read_table
+from ..protect import global_recode, group_and_rename, mv_top_coding, top_bot_coding
+
+__all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """How one pysdc protection method maps onto one sdcMicro function.
+
+    Attributes
+    ----------
+    python, r : str
+        ``pysdc.protect.<python>`` (and ``pysdc.r.<python>``); sdcMicro's function name.
+    family : str
+        The method family of issue 28 (``"recoding"`` ...).
+    native : callable
+        The native function.
+    arguments : dict
+        Python argument -> R argument (``None``: pysdc only, e.g. ``random_state``, which the
+        bridge turns into R's ``set.seed`` before the call).
+    defaults : dict
+        R argument -> the default pysdc uses (the live tests check them against ``formals(formals_of)``).
+    formals_of : str
+        The sdcMicro function (``pkg:::name`` allowed) whose ``formals()`` hold the defaults; the
+        public functions are ``function(obj, ...)`` for some methods.
+    notes : str
+        What a user moving between the two must know.
+    bridge : bool
+        Whether :mod:`pysdc.r` offers the method.
+    r_seed : str or None
+        The Python argument that seeds R's generator (``set.seed``) before the call.
+    to_r : callable
+        ``to_r(values) -> (function, args, kwargs)``: sdcMicro's call for validated Python arguments.
+    from_r : callable or None
+        ``from_r(result, values) -> DataFrame``: sdcMicro's converted result to pysdc's return value.
+    run_case : callable
+        ``run_case(fn, args, data) -> dict``: run one stored case (sdcMicro's argument names ``args``,
+        its input ``data``) through ``fn`` (native or bridge); returns the fields sdcMicro's output stores.
+    compare_case : callable
+        ``compare_case(expected, actual) -> list[str]``: the differences (empty: the same).
+    """
+
+    python: str
+    r: str
+    family: str
+    native: Callable
+    arguments: dict = field(default_factory=dict)
+    defaults: dict = field(default_factory=dict)
+    formals_of: str = ""
+    notes: str = ""
+    bridge: bool = True
+    r_seed: str | None = None
+    to_r: Callable | None = None
+    from_r: Callable | None = None
+    run_case: Callable | None = None
+    compare_case: Callable | None = None
+
+    @property
+    def params(self) -> dict:
+        """The declared constraints of the native function (shared with the bridge)."""
+        return declared_params(self.native)
+
+
+# =============================================================================
+# stored cases: inputs and the fields sdcMicro's outputs keep
+
+
+def load_case_data(case: dict, root: Path) -> pd.DataFrame:
+    """The input of a stored case: a typed table (or R's write.csv file), factors and columns as the case says."""
+    data = read_table(Path(root) / "inputs" / case["inputs"]["data"])
+    for col, levels in (case["inputs"].get("factor") or {}).items():
+        data[col] = pd.Categorical(data[col], categories=levels)
+    cols = case["inputs"].get("columns")
+    return data[cols] if cols else data
+
+
+def _num(v):
+    if isinstance(v, str):
+        return {"Inf": math.inf, "-Inf": -math.inf, "NA": math.nan, "NaN": math.nan}[v]
+    return v
+
+
+def _nums(v):
+    return [_num(e) for e in v] if isinstance(v, list) else _num(v)
+
+
+def _na_list(v) -> list:
+    return [None if e == "NA" else e for e in v]
+
+
+def _coded(col: pd.Series) -> dict:
+    """A factor as sdcMicro's output stores it: class, levels, 1-based codes (None: NA)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy()
+        return {"class": "ordered" if col.cat.ordered else "factor",
+                "levels": [str(c) for c in col.cat.categories],
+                "values": [None if c < 0 else int(c) + 1 for c in codes.tolist()]}
+    kind = "integer" if col.dtype.kind in "iu" else "numeric"
+    return {"class": kind, "values": [None if pd.isna(v) else int(v) for v in col.tolist()]}
+
+
+def _unchanged(before: pd.DataFrame, after: pd.DataFrame, column) -> bool:
+    keep = [c for c in before.columns if c != column]
+    return list(after.columns) == list(before.columns) and after[keep].equals(before[keep])
+
+
+def _compare_coded(exp: dict, act: dict) -> list[str]:
+    out = []
+    if exp["class"] != act["class"]:
+        out.append(f"class {act['class']!r} instead of sdcMicro's {exp['class']!r}")
+    if exp.get("levels") != act.get("levels"):
+        out.append(f"levels {act.get('levels')} instead of sdcMicro's {exp.get('levels')}")
+    ev, av = _na_list(exp["values"]), act["values"]
+    if ev != av:
+        bad = [i for i, (e, a) in enumerate(zip(ev, av)) if e != a]
+        out.append(f"{len(bad) + abs(len(ev) - len(av))} value(s) differ, e.g. row {bad[:1]}: "
+                   f"{[av[i] for i in bad[:3]]} instead of {[ev[i] for i in bad[:3]]}")
+    if exp.get("others_unchanged") is not None and exp["others_unchanged"] != act.get("others_unchanged"):
+        out.append("the other columns changed")
+    return out
+
+
+def _changed_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    na_a, na_b = np.isnan(a), np.isnan(b)
+    with np.errstate(invalid="ignore"):
+        return np.flatnonzero((na_a != na_b) | (~na_a & ~na_b & (a != b)))
+
+
+def _floats(s: pd.Series) -> np.ndarray:
+    return s.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _r_class(s: pd.Series) -> str:
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        return "factor"
+    return "integer" if s.dtype.kind in "iu" else ("numeric" if s.dtype.kind == "f" else str(s.dtype))
+
+
+def _close(e, a, tol=CLOSED_FORM) -> bool:
+    e, a = _num(e), _num(a)
+    if e is None or a is None or (isinstance(e, float) and math.isnan(e)):
+        return (e is None or math.isnan(e)) and (a is None or math.isnan(a))
+    return abs(float(e) - float(a)) <= tol.atol + tol.rtol * abs(float(e))
+
+
+# ---- globalRecode
+
+
+def _run_global_recode(fn, a, data):
+    kw = {}
+    if "labels" in a:
+        kw["labels"] = a["labels"]
+    if "method" in a:
+        kw["method"] = a["method"]
+    if "seed" in a:
+        kw["random_state"] = a["seed"]
+    out = fn(data, a["column"], _nums(a["breaks"]), **kw)
+    return {**_coded(out[a["column"]]), "others_unchanged": _unchanged(data, out, a["column"])}
+
+
+def _global_recode_to_r(v):
+    kw = {"column": v["column"], "breaks": (v["breaks"].tolist() if isinstance(v["breaks"], np.ndarray)
+                                            else v["breaks"]), "method": v["method"]}
+    if v["labels"] is not None:
+        kw["labels"] = v["labels"]
+    return "globalRecode", (v["data"],), kw
+
+
+def _as_int64_codes(out: pd.DataFrame, values) -> pd.DataFrame:
+    if values.get("labels") is False:
+        col = values["column"]
+        out[col] = pd.array(out[col], dtype="Int64")
+    return out
+
+
+# ---- groupAndRename
+
+
+def _run_group_and_rename(fn, a, data):
+    after = a["after"]
+    out = fn(data, a["var"], a["before"], after, add_na=bool(a.get("addNA", False)))
+    return {**_coded(out[a["var"]]), "others_unchanged": _unchanged(data, out, a["var"])}
+
+
+def _group_and_rename_to_r(v):
+    before = np.array([str(b) for b in v["before"]], dtype=object)
+    return "groupAndRename", (v["data"],), {"var": v["var"], "before": before,
+                                             "after": [str(x) for x in v["after"]], "addNA": v["add_na"]}
+
+
+# ---- topBotCoding
+
+
+def _run_top_bot_coding(fn, a, data):
+    kw = {"kind": a["kind"]} if "kind" in a else {}
+    col = a["column"]
+    out = fn(data, col, a.get("value"), a.get("replacement"), **kw)
+    s = out[col]
+    rows = _changed_rows(_floats(data[col]), _floats(s))
+    vals = _floats(s)[rows]
+    return {"class": _r_class(s), "n": int(len(s)), "n_na": int(s.isna().sum()), "rows": rows.tolist(),
+            "values": [None if math.isnan(v) else v for v in vals.tolist()],
+            "others_unchanged": _unchanged(data, out, col)}
+
+
+def _compare_top_bot_coding(exp, act):
+    out = [f"{k}: {act[k]!r} instead of sdcMicro's {exp[k]!r}"
+           for k in ("class", "n", "n_na", "rows", "others_unchanged") if exp[k] != act[k]]
+    ev = _na_list(exp["values"])
+    if len(ev) != len(act["values"]) or not all(_close(e, a) for e, a in zip(ev, act["values"])):
+        out.append(f"values {act['values'][:5]} instead of sdcMicro's {ev[:5]}")
+    return out
+
+
+def _top_bot_coding_to_r(v):
+    def na(x):
+        return pd.array([pd.NA], dtype="boolean") if x is None else x
+
+    return "topBotCoding", (v["data"],), {"value": na(v["value"]), "replacement": na(v["replacement"]),
+                                           "kind": v["kind"], "column": v["column"]}
+
+
+def _top_bot_from_r(out: pd.DataFrame, values) -> pd.DataFrame:
+    col = values["column"]
+    s = out[col]
+    if s.dtype.kind == "f" and values["data"][col].dtype.kind in "iu" and (
+            values["replacement"] is None or isinstance(values["replacement"], (int, np.integer))):
+        out[col] = pd.array(s, dtype="Int64")  # R kept it integer; the converter made NA float
+    return out
+
+
+# ---- mvTopCoding
+
+
+def _run_mv_top_coding(fn, a, data):
+    kw = {}
+    for r, py in (("maha", "maha"), ("center", "center"), ("alpha", "alpha"), ("seed", "random_state")):
+        if r in a:
+            kw[py] = _nums(a[r])
+    out = fn(data, **kw)
+    cols = list(data.columns)
+    changed = sorted(set().union(*[set(_changed_rows(_floats(data[c]), _floats(out[c])).tolist()) for c in cols]))
+    return {"class": {c: _r_class(out[c]) for c in cols}, "columns": [str(c) for c in out.columns],
+            "rows": changed, "values": {c: _floats(out[c])[changed].tolist() for c in cols},
+            "scale": {c: float(np.nanmax(np.abs(_floats(data[c])), initial=0.0)) for c in cols}}
+
+
+def _compare_mv_top_coding(exp, act):
+    out = [f"{k}: {act[k]!r} instead of sdcMicro's {exp[k]!r}" for k in ("class", "columns", "rows")
+           if exp[k] != act[k]]
+    tol = tolerance_for("mv_top_coding", "values")
+    if not out:
+        for c, ev in exp["values"].items():
+            av, scale = act["values"][c], act["scale"][c]
+            bad = [i for i, (e, a) in enumerate(zip(ev, av)) if abs(_num(e) - a) > tol.rtol * scale]
+            if bad:
+                out.append(f"{c}: {len(bad)} moved value(s) differ beyond {tol.rtol} x the column's largest "
+                           f"magnitude, e.g. {av[bad[0]]!r} instead of {ev[bad[0]]!r}")
+    return out
+
+
+def _mv_top_coding_to_r(v):
+    kw = {"alpha": v["alpha"]}
+    for k in ("maha", "center", "cov"):
+        if v[k] is not None:
+            kw[k] = np.asarray(v[k], dtype=np.float64)
+    return "mvTopCoding", (v["x"],), kw
+
+
+def _mv_top_coding_from_r(out, values):
+    x = values["x"]
+    for c in x.columns:
+        if c in out.columns and x[c].dtype != out[c].dtype and x[c].dtype.kind in "iuf":
+            out[c] = out[c].astype(x[c].dtype)
+    return out
+
+
+# =============================================================================
+# the entries
+
+METHODS: tuple[Method, ...] = (
+    Method(
+        python="global_recode", r="globalRecode", family="recoding", native=global_recode,
+        arguments={"data": "obj", "column": "column", "breaks": "breaks", "labels": "labels", "method": "method",
+                   "random_state": None},
+        defaults={"labels": None, "method": "equidistant"}, formals_of="sdcMicro:::globalRecodeWORK",
+        notes="R's cut: right-closed intervals, labels with %.8g, include.lowest with a number of breaks; "
+              "random_state is R's set.seed (only equalAmount's jitter draws).",
+        r_seed="random_state", to_r=_global_recode_to_r, from_r=_as_int64_codes,
+        run_case=_run_global_recode, compare_case=_compare_coded,
+    ),
+    Method(
+        python="group_and_rename", r="groupAndRename", family="recoding", native=group_and_rename,
+        arguments={"data": "obj", "var": "var", "before": "before", "after": "after", "add_na": "addNA"},
+        defaults={"addNA": False}, formals_of="groupAndRename",
+        notes="levels renamed in the factor's level order; equal names merge at the first.",
+        to_r=_group_and_rename_to_r, run_case=_run_group_and_rename, compare_case=_compare_coded,
+    ),
+    Method(
+        python="top_bot_coding", r="topBotCoding", family="recoding", native=top_bot_coding,
+        arguments={"data": "obj", "column": "column", "value": "value", "replacement": "replacement",
+                   "kind": "kind"},
+        defaults={"kind": "top", "column": None}, formals_of="topBotCoding",
+        notes="strictly above (below) value; sdcMicro bottom-codes for any kind other than 'top', pysdc "
+              "accepts only 'top' and 'bottom'.",
+        to_r=_top_bot_coding_to_r, from_r=_top_bot_from_r,
+        run_case=_run_top_bot_coding, compare_case=_compare_top_bot_coding,
+    ),
+    Method(
+        python="mv_top_coding", r="mvTopCoding", family="recoding", native=mv_top_coding,
+        arguments={"x": "x", "maha": "maha", "center": "center", "cov": "cov", "alpha": "alpha",
+                   "random_state": None},
+        defaults={"maha": None, "center": None, "cov": None, "alpha": 0.025}, formals_of="mvTopCoding",
+        notes="robust distances from covMcd (random_state=s: R's set.seed(s)); cov is never used by "
+              "sdcMicro; integer columns truncated.",
+        r_seed="random_state", to_r=_mv_top_coding_to_r, from_r=_mv_top_coding_from_r,
+        run_case=_run_mv_top_coding, compare_case=_compare_mv_top_coding,
+    ),
+)
+
+_BY_PY = {m.python: m for m in METHODS}
+_BY_R = {m.r: m for m in METHODS}
+
+
+def method_by_python_name(name: str) -> Method:
+    """The entry of ``pysdc.protect.<name>``."""
+    return _BY_PY[name]
+
+
+def method_by_r_name(name: str) -> Method:
+    """The entry of sdcMicro's ``<name>``."""
+    return _BY_R[name]
