@@ -155,12 +155,15 @@ def test_live_bridge_parity(bridge, rname, case):
 def test_defaults_match_r_formals(bridge, m):
     import inspect
 
-    sig = inspect.signature(m.native)
-    r_to_py = {r: py for py, r in m.arguments.items() if r}
-    names = bridge.call("names", bridge.call("formals", bridge.call("eval", bridge.call(
-        "parse", text=m.formals_of or m.r, package="base"), package="base"), package="base"), package="base")
+    ns = bridge.call("asNamespace", "sdcMicro", package="base", as_robject=True)
+    formals = bridge.call("formals", bridge.call("get", m.formals_of or m.r, envir=ns, package="base",
+                                                 as_robject=True), package="base", as_robject=True)
+    names = bridge.call("names", formals, package="base")
     names = [names] if isinstance(names, str) else list(names)
+    py_of_r = {r: py for py, r in m.arguments.items() if r}
     for r_arg, default in m.defaults.items():
-        assert r_arg in names, f"{m.r}: {r_arg} is not a formal of {m.formals_of or m.r}"
-        py = r_to_py[r_arg]
-        assert sig.parameters[py].default == default
+        assert r_arg in names, f"{m.formals_of or m.r} has no argument {r_arg}"
+        r_default = bridge.call("eval", formals[r_arg], package="base")
+        assert r_default == default or (r_default is None and default is None), (r_arg, r_default, default)
+        assert inspect.signature(m.native).parameters[py_of_r[r_arg]].default == default
+        assert inspect.signature(getattr(bridge, m.python)).parameters[py_of_r[r_arg]].default == default

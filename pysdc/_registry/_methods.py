@@ -52,8 +52,8 @@ class Method:
     defaults : dict
         R argument -> the default pysdc uses (the live tests check them against ``formals(formals_of)``).
     formals_of : str
-        The sdcMicro function (``pkg:::name`` allowed) whose ``formals()`` hold the defaults; the
-        public functions are ``function(obj, ...)`` for some methods.
+        The sdcMicro function (exported or internal) whose ``formals()`` hold the defaults
+        (``globalRecode`` is ``function(obj, ...)``; its worker ``globalRecodeWORK`` has them).
     notes : str
         What a user moving between the two must know.
     bridge : bool
@@ -131,8 +131,16 @@ def _coded(col: pd.Series) -> dict:
 
 
 def _unchanged(before: pd.DataFrame, after: pd.DataFrame, column) -> bool:
+    """Every other column has the same values (dtypes may differ: the bridge returns ``str`` for ``object``)."""
     keep = [c for c in before.columns if c != column]
-    return list(after.columns) == list(before.columns) and after[keep].equals(before[keep])
+    if list(after.columns) != list(before.columns):
+        return False
+    try:
+        pd.testing.assert_frame_equal(after[keep].reset_index(drop=True), before[keep].reset_index(drop=True),
+                                      check_dtype=False, check_index_type=False, check_column_type=False)
+    except AssertionError:
+        return False
+    return True
 
 
 def _compare_coded(exp: dict, act: dict) -> list[str]:
@@ -314,7 +322,7 @@ METHODS: tuple[Method, ...] = (
         python="global_recode", r="globalRecode", family="recoding", native=global_recode,
         arguments={"data": "obj", "column": "column", "breaks": "breaks", "labels": "labels", "method": "method",
                    "random_state": None},
-        defaults={"labels": None, "method": "equidistant"}, formals_of="sdcMicro:::globalRecodeWORK",
+        defaults={"labels": None, "method": "equidistant"}, formals_of="globalRecodeWORK",
         notes="R's cut: right-closed intervals, labels with %.8g, include.lowest with a number of breaks; "
               "random_state is R's set.seed (only equalAmount's jitter draws).",
         r_seed="random_state", to_r=_global_recode_to_r, from_r=_as_int64_codes,
@@ -331,9 +339,9 @@ METHODS: tuple[Method, ...] = (
         python="top_bot_coding", r="topBotCoding", family="recoding", native=top_bot_coding,
         arguments={"data": "obj", "column": "column", "value": "value", "replacement": "replacement",
                    "kind": "kind"},
-        defaults={"kind": "top", "column": None}, formals_of="topBotCoding",
+        defaults={"kind": "top"}, formals_of="topBotCoding",
         notes="strictly above (below) value; sdcMicro bottom-codes for any kind other than 'top', pysdc "
-              "accepts only 'top' and 'bottom'.",
+              "accepts only 'top' and 'bottom'; column is required (R's default NULL fails on a data.frame).",
         to_r=_top_bot_coding_to_r, from_r=_top_bot_from_r,
         run_case=_run_top_bot_coding, compare_case=_compare_top_bot_coding,
     ),

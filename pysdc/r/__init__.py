@@ -46,10 +46,12 @@ from __future__ import annotations
 from .._errors import RNotAvailableError
 from ._laeken import gini
 from ._measures import WRAPPERS as _WRAPPERS
+from ._methods import METHOD_WRAPPERS as _METHOD_WRAPPERS
 from ._objects import Availability, CallLog, RList, RObject
 from ._sdcobj import SdcObj
 
 globals().update(_WRAPPERS)  # pysdc.r.<measure> for every registry entry with a bridge
+globals().update(_METHOD_WRAPPERS)  # pysdc.r.<method> for every protection method (pysdc._registry._methods)
 
 # pysdc.r.print is public but not in __all__: ``from pysdc.r import *`` must not shadow Python's print
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "CallLog",
     "gini",
     *_WRAPPERS,
+    *_METHOD_WRAPPERS,
 ]
 
 

@@ -1,0 +1,69 @@
+"""pysdc's protection methods executed by sdcMicro: one wrapper per :data:`pysdc._registry._methods.METHODS` entry.
+
+Each wrapper has the native function's signature, validates its arguments from the native
+function's declared constraints (native and bridge refuse the same inputs), calls sdcMicro's function
+with the R argument names of the registry (``random_state`` becomes R's ``set.seed`` just before the
+call, under the session lock) and returns sdcMicro's data as a DataFrame.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from .._errors import InvalidParameterError
+from .._registry._methods import METHODS, Method
+from .._validation import validate
+
+__all__ = ["METHOD_WRAPPERS", "method_function"]
+
+
+def run(entry: Method, values: dict):
+    """Validate ``values`` (the bound arguments) and run the method with sdcMicro."""
+    from . import _session
+
+    values = validate(entry.params, values)
+    seed = values.get(entry.r_seed) if entry.r_seed else None
+    if seed is not None and not isinstance(seed, int):
+        raise InvalidParameterError(
+            f"{entry.r_seed} must be None or an int (R's set.seed) for pysdc.r.{entry.python}; "
+            f"got {type(seed).__name__}.")
+    fun, args, kwargs = entry.to_r(values)
+    with _session.LOCK:
+        if seed is not None:
+            _session.call_sexp("set.seed", (seed,), {}, package="base")
+        if entry.r == "mvTopCoding":  # a data.table: as.data.frame in R before converting
+            handle = _session.call(fun, args, kwargs, package="sdcMicro", as_robject=True)
+            out = _session.call("as.data.frame", (handle,), {}, package="base")
+        else:
+            out = _session.call(fun, args, kwargs, package="sdcMicro")
+    return entry.from_r(out, values) if entry.from_r else out
+
+
+def method_function(entry: Method):
+    """The bridge wrapper of a method entry: the native signature, sdcMicro's result."""
+    native = entry.native
+    sig = inspect.signature(native)
+
+    @functools.wraps(native, assigned=("__name__", "__qualname__", "__annotations__"))
+    def wrapper(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return run(entry, dict(bound.arguments))
+
+    wrapper.__signature__ = sig
+    wrapper.__module__ = "pysdc.r"
+    wrapper.__doc__ = (
+        f"sdcMicro's ``{entry.r}``, with the signature of :func:`pysdc.protect.{entry.python}`.\n\n"
+        f"    The returned data are sdcMicro's; arguments are validated exactly as by the native function\n"
+        f"    before R starts. Argument names (Python -> R):\n"
+        f"    {', '.join(f'{py} -> {r}' for py, r in entry.arguments.items() if r)}"
+        + (f"; {entry.r_seed} -> set.seed() before the call" if entry.r_seed else "") + ".\n"
+        + (f"\n    Notes: {entry.notes}\n" if entry.notes else "")
+        + f"\n    See Also\n    --------\n    pysdc.protect.{entry.python}\n"
+    )
+    return wrapper
+
+
+#: python name -> bridge wrapper, for every method entry with a bridge
+METHOD_WRAPPERS = {m.python: method_function(m) for m in METHODS if m.bridge}
