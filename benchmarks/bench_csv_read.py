@@ -1,4 +1,4 @@
-"""Time ``pysdc._io.read_table`` on a typed table (CSV + schema) of N rows x 13 columns.
+"""Time ``pysdc.io.read_table`` on a typed table (CSV + schema) of N rows x 13 columns.
 
     nice python benchmarks/bench_csv_read.py --rows 1000000 [--repeats 3] [--dir /tmp/pysdc_csv_bench]
         [--baseline OLD_IO_PY]   # also time read_table of an older pysdc/_io.py (e.g. from git show) in the same run
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pysdc._io import read_table, write_table
+from pysdc.io import read_table, write_table
 
 
 def make_frame(n: int, seed: int = 1) -> pd.DataFrame:

@@ -1,5 +1,5 @@
-"""Where a table file's schema sidecar lies: one rule for the readers (:mod:`pysdc._io`) and the output
-guard (:mod:`pysdc._output`, which refuses to write over an input's sidecar)."""
+"""Where a table file's schema sidecar lies: one rule for the readers (:mod:`pysdc.io`) and the output
+guard (:mod:`pysdc.io`, which refuses to write over an input's sidecar)."""
 
 from __future__ import annotations
 

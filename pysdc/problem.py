@@ -32,10 +32,10 @@ import numpy as np
 import pandas as pd
 
 from ._errors import InvalidParameterError, PysdcError
-from ._interchange import as_frame
 from ._results import _Repr
 from ._types import r_class
 from ._validation import user_stacklevel
+from .io import as_frame
 
 __all__ = ["SdcProblem", "ProblemRisk", "ProblemUtility", "ProblemComparison", "origin", "K_ANON_KS", "as_sdc_keys",
            "DEFAULT_COLLATION"]
@@ -537,7 +537,7 @@ class SdcProblem:
 
     def __init__(self, data, key_vars, *, num_vars=(), w=None, hid=None, strata=None, sensitive=(),
                  collation: str = DEFAULT_COLLATION):
-        data = as_frame("data", data)  # a Polars / Arrow table as pandas (pysdc._interchange)
+        data = as_frame("data", data)  # a Polars / Arrow table as pandas (pysdc.io)
         spec = _validate(data, key_vars, num_vars, w, hid, strata, sensitive)
         self._sdc = as_sdc_keys(data, spec["key_vars"], collation=collation)
         self._collation = collation

@@ -34,13 +34,13 @@ NUM200_ALL = ["income", "expend", "savings", "age", "hours"]
 
 
 def _read(name: str) -> pd.DataFrame:
-    from pysdc._io import read_table
+    from pysdc.io import read_table
 
     return read_table(INPUTS / f"{name}.csv.gz")
 
 
 def _write(df: pd.DataFrame, name: str) -> str:
-    from pysdc._io import write_table
+    from pysdc.io import write_table
 
     write_table(df.reset_index(drop=True), INPUTS / f"{name}.csv.gz")
     return f"{name}.csv.gz"

@@ -25,7 +25,7 @@ sys.path.insert(0, str(HERE.parent))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from pysdc._io import read_table, write_table  # noqa: E402
+from pysdc.io import read_table, write_table  # noqa: E402
 
 INPUTS = HERE / "inputs"
 CASES = HERE / "cases"

@@ -29,7 +29,7 @@ DEMO_KEYS = ["region", "urbrur", "sex", "age_group", "education"]
 
 
 def _write(df: pd.DataFrame, name: str) -> str:
-    from pysdc._io import write_table
+    from pysdc.io import write_table
 
     write_table(df, INPUTS / f"{name}.csv.gz")
     return f"{name}.csv.gz"

@@ -53,7 +53,7 @@ sys.path.insert(0, str(HERE.parent))
 
 def _write_table(df: pd.DataFrame, name: str) -> str:
     """Store ``df`` as inputs/<name>.csv.gz in pysdc's typed-table format."""
-    from pysdc._io import write_table
+    from pysdc.io import write_table
 
     path = INPUTS / f"{name}.csv.gz"
     write_table(df, path)

@@ -13,8 +13,8 @@ import pytest
 
 import pysdc
 from pysdc import cli
-from pysdc._io import write_table
 from pysdc.cli import main
+from pysdc.io import write_table
 from pysdc.report import jsonable
 
 MEASURES = ["IL1", "IL1s", "eigen", "robeigen", "il_correl", "il_variables"]

@@ -217,7 +217,7 @@ def test_library_raises_pysdc_errors_for_engine_failures(tmp_path):
 
 def test_memory_error(monkeypatch, tmp_path, capsys):
     """A 2 GB line makes pandas raise MemoryError (simulated: the reader raises it)."""
-    import pysdc._io
+    import pysdc.io
 
     p = tmp_path / "d.csv"
     p.write_text("a,b\n1,2\n")
@@ -225,7 +225,7 @@ def test_memory_error(monkeypatch, tmp_path, capsys):
     def no_memory(*a, **k):
         raise MemoryError()
 
-    monkeypatch.setattr(pysdc._io, "read_table", no_memory)
+    monkeypatch.setattr(pysdc.io, "read_table", no_memory)
     code, _, err = run(capsys, "risk", p, "--keys", "a,b", "--engine", "pandas")
     assert_error(code, err, "out of memory", "--engine duckdb")
 

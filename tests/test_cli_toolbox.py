@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import pysdc
-from pysdc._io import write_table
 from pysdc.cli import main
+from pysdc.io import write_table
 from pysdc.report import to_markdown
 
 KEYS = ["region", "urbrur", "sex", "age_group", "education"]

@@ -17,8 +17,8 @@ import pytest
 import pysdc
 from pysdc import cli
 from pysdc._errors import InvalidParameterError
-from pysdc._io import read_table
 from pysdc.cli import main
+from pysdc.io import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

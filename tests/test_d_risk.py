@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pysdc._errors import AlignmentWarning, DegenerateResultWarning, InvalidParameterError
-from pysdc._io import read_table
 from pysdc._tolerances import CLOSED_FORM, tolerance_for
 from pysdc.core.distance import _r_dist_pairs, nearest_other_distance_exceeds, r_scale, r_sd
+from pysdc.io import read_table
 from pysdc.risk._distance import DRiskRMDResult, _d_risk_rmd_with_cov, d_risk, d_risk_rmd
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 import pysdc
-from pysdc import _io
 from pysdc._types import r_class
 from pysdc.datasets import DEMO_KEY_VARS, DEMO_NUMERIC_VARS, demo_path, load_demo, load_demo_pair
 from pysdc.datasets._generate import add_noise, make_masked, make_original, microaggregate
+from pysdc.io import _csv_write as _io
 
 EXPECTED_CLASSES = {
     "hid": "integer", "region": "factor", "urbrur": "factor", "hhsize": "integer", "sex": "factor",

@@ -19,10 +19,10 @@ import pytest
 from _engine_data import ORDINAL_SCALES, cli_json, ordinal_pair, parquet_parts
 
 import pysdc
-from pysdc._io import read_table
 from pysdc._tolerances import ENGINE_SUMS, tolerance_for
 from pysdc.core.freq import freq_core, series_codes
 from pysdc.core.threshold import global_threshold, global_threshold_grouped
+from pysdc.io import read_table
 
 duckdb = pytest.importorskip("duckdb", reason="the DuckDB engine needs duckdb (pip install 'pysdc-measures[duckdb]')")
 pytest.importorskip("pyarrow", reason="the DuckDB engine needs pyarrow")

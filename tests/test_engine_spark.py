@@ -16,8 +16,8 @@ import pytest
 from _engine_data import cli_json, parquet_parts
 
 import pysdc
-from pysdc._io import read_table
 from pysdc._tolerances import ENGINE_SUMS, tolerance_for
+from pysdc.io import read_table
 
 pyspark = pytest.importorskip("pyspark", reason="the Spark engine needs PySpark (pip install 'pysdc-measures[spark]')")
 if shutil.which("java") is None:

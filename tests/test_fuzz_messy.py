@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 import pysdc
 from pysdc._errors import PysdcError
-from pysdc._io import read_table, write_table
 from pysdc._registry import MEASURES
 from pysdc._results import _Repr
 from pysdc._validation import Columns, Frame
+from pysdc.io import read_table, write_table
 
 KINDS = ("float", "float_inf", "Int64", "boolean", "string", "category", "ordered", "object_mixed",
          "all_na_float", "all_na_object", "empty_text", "int64")

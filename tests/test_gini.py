@@ -19,8 +19,8 @@ import pytest
 
 import pysdc
 from pysdc._errors import DegenerateResultWarning, InvalidParameterError
-from pysdc._io import read_table
 from pysdc._tolerances import tolerance_for
+from pysdc.io import read_table
 from pysdc.loss._benchmark import GiniResult, _gini_replicates, gini, percentile_interval
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"

@@ -333,8 +333,7 @@ def test_types_follow_the_parquet_reader(messy, tmp_path):
     """An Arrow table converts to the dtypes pysdc's Parquet reader gives the same data written as Parquet."""
     import pyarrow.parquet as pq
 
-    from pysdc._interchange import to_pandas
-    from pysdc._io import read_table
+    from pysdc.io import read_table, to_pandas
 
     for name, table in (("polars", _polars(messy).to_arrow()), ("arrow", _arrow(messy)),
                         ("pandas_metadata", pa.Table.from_pandas(messy))):
@@ -347,8 +346,8 @@ def test_types_follow_the_parquet_reader(messy, tmp_path):
 
 
 def test_dtypes_keep_r_semantics(messy):
-    from pysdc._interchange import to_pandas
     from pysdc._types import r_class
+    from pysdc.io import to_pandas
 
     d = to_pandas("data", _polars(messy))
     assert isinstance(d["region"].dtype, pd.CategoricalDtype) and not d["region"].cat.ordered  # factor
@@ -369,7 +368,7 @@ def test_dtypes_keep_r_semantics(messy):
 
 def test_numeric_columns_not_copied():
     """Columns without nulls are views of the Arrow buffers (split_blocks: no consolidation copy)."""
-    from pysdc._interchange import to_pandas
+    from pysdc.io import to_pandas
 
     t = pa.table({"a": np.arange(1000, dtype=np.float64), "b": np.arange(1000, dtype=np.int64)})
     d = to_pandas("data", t)
@@ -380,7 +379,7 @@ def test_numeric_columns_not_copied():
 def test_engines_keep_their_tables(demo):
     """A DuckDB relation exposes __arrow_c_stream__ too: it still runs on DuckDB, not through pandas."""
     duckdb = pytest.importorskip("duckdb")
-    from pysdc._interchange import is_interchange
+    from pysdc.io import is_interchange
 
     x, _ = demo
     con = duckdb.connect()

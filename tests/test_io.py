@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pysdc import InvalidParameterError
-from pysdc._io import SCHEMA_FORMAT, read_schema, read_table, schema_path, table_schema, write_table
+from pysdc.io import SCHEMA_FORMAT, read_schema, read_table, schema_path, table_schema, write_table
 
 # --------------------------------------------------------------------------- every dtype, every missing kind
 

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pysdc._io as io_
+import pysdc.io._read as io_
 from pysdc import InvalidParameterError, PysdcWarning
-from pysdc._io import csv_dialect, read_header, read_table, write_table
 from pysdc.cli import main
+from pysdc.io import csv_dialect, read_header, read_table, write_table
 
 # --------------------------------------------------------------------------- separators and decimal marks
 

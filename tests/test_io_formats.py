@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from pysdc import InvalidParameterError
-from pysdc._io import read_header, read_table
 from pysdc.cli import main
+from pysdc.io import read_header, read_table
 
 pyreadstat = pytest.importorskip("pyreadstat", reason="pyreadstat (pysdc's [spss] extra) is not installed")
 

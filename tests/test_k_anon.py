@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import pysdc
 from pysdc._errors import DegenerateResultWarning, InvalidParameterError
-from pysdc._io import read_table
+from pysdc.io import read_table
 from pysdc.risk._kanon import k_anon_violations
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"

@@ -18,10 +18,10 @@ import pytest
 
 import pysdc
 from pysdc._errors import DegenerateResultWarning, InvalidParameterError
-from pysdc._io import read_table
 from pysdc._registry._toolbox import _r_label
 from pysdc._tolerances import tolerance_for
 from pysdc.core.loglinear import ipf, poisson_glm, qr_least_squares
+from pysdc.io import read_table
 from pysdc.risk._model import ModRiskResult, mod_risk
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"

@@ -20,8 +20,8 @@ import pytest
 from _engine_data import cli_json
 
 import pysdc
-from pysdc._io import read_table, write_table
 from pysdc._tolerances import ENGINE_SUMS
+from pysdc.io import read_table, write_table
 
 duckdb = pytest.importorskip("duckdb", reason="the DuckDB engine needs duckdb")
 pytest.importorskip("pyarrow", reason="the DuckDB engine needs pyarrow")

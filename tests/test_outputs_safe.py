@@ -22,8 +22,8 @@ import pandas as pd
 import pytest
 
 import pysdc
-from pysdc.io import write_table
 from pysdc.cli import main
+from pysdc.io import write_table
 
 OLD = b"OLD CONTENT, must survive\n"
 

@@ -76,8 +76,8 @@ def test_native_matches_bridge(case, bridge):
 def test_user_data_mode_on_the_demo_data(bridge, tmp_path, capsys):
     """`pysdc parity --data ... --masked ... --keys a,b --live`: the cross-checking use case."""
     import pysdc
-    from pysdc._io import write_table
     from pysdc.cli import main
+    from pysdc.io import write_table
 
     x, xm = pysdc.load_demo_pair()
     write_table(x, tmp_path / "orig.csv")

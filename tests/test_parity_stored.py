@@ -108,7 +108,7 @@ def test_demo_inputs_are_current():
     import pandas as pd
 
     import pysdc
-    from pysdc._io import read_table
+    from pysdc.io import read_table
 
     for name, masked in (("demo.csv.gz", False), ("demo_masked.csv.gz", True)):
         pd.testing.assert_frame_equal(read_table(ROOT / "inputs" / name), pysdc.load_demo(masked=masked))

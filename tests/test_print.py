@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 
 import pysdc
-from pysdc._io import read_table
 from pysdc._registry import MEASURES
 from pysdc._results import _Repr
 from pysdc._tolerances import CLOSED_FORM
+from pysdc.io import read_table
 from pysdc.report._model import higher_risk, measure_risk_summary
 from pysdc.report._text import r_format, r_number, r_round
 

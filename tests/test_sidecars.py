@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import pysdc
-from pysdc._io import read_schema, read_table, schema_path, write_table
+from pysdc.io import read_schema, read_table, schema_path, write_table
 
 
 def _table(tmp_path, df: pd.DataFrame, columns: list[dict] | None = None, raw: bytes | None = None):

@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from pysdc._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError
-from pysdc._io import read_table
 from pysdc._registry._toolbox import suda2_r_labels
 from pysdc._tolerances import ROW_SUMS, tolerance_for
 from pysdc.core.suda2 import hash16, score_weights, suda2_core
+from pysdc.io import read_table
 from pysdc.risk._suda2 import Suda2Result, suda2
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"

@@ -12,7 +12,7 @@
 
 Input files are CSV (.csv, .tsv, .txt, optionally gzipped), Parquet, SPSS (.sav) or Stata (.dta). A CSV's column types come
 from its schema sidecar ``<stem>.schema.json`` when there is one (see
-:mod:`pysdc._io`), from ``--schema``, or from R's ``read.csv`` rules; columns
+:mod:`pysdc.io`), from ``--schema``, or from R's ``read.csv`` rules; columns
 can be declared categorical with ``--categorical a,b`` and ordered with
 ``--ordered "col=low<mid<high"``.
 
@@ -110,8 +110,8 @@ def main(argv=None) -> int:
         parser.print_help(out)
         return 2 if getattr(args, "command", None) is None else 0
     try:
-        from .._io import csv_dialect
         from .._progress import progress_display
+        from ..io import csv_dialect
 
         with csv_dialect(sep=getattr(args, "sep", None), decimal=getattr(args, "decimal", None),
                          encoding=getattr(args, "encoding", None)), progress_display(args):

@@ -131,7 +131,7 @@ def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None
          text=None, flag: str = "") -> pd.DataFrame:
     """Read ``path`` (only ``columns``, if given; ``text`` columns as text), warning about
     empty text fields read as a category and about files that look ;- or tab-separated."""
-    from .._io import read_header, read_table, separator_hint
+    from ..io import read_header, read_table, separator_hint
 
     p = Path(path)
     if not p.name.lower().endswith((".parquet", ".pq")) and not p.exists():
@@ -184,8 +184,8 @@ def warn_blank_text(df: pd.DataFrame, label: str, ws: Warnings) -> None:
 def check_columns(flag: str, names, header, label: str) -> None:
     """Refuse ``names`` that ``header`` (the columns of ``label``) lacks: "did you mean" (case first, then
     edit distance; :mod:`pysdc._names`), else the first columns, and a separator hint."""
-    from .._io import separator_hint
     from .._names import unknown_columns
+    from ..io import separator_hint
 
     missing = [c for c in names if c not in header]
     if missing:
@@ -202,7 +202,7 @@ _DECIMAL_COMMA = r"^\s*[-+]?(?:\d+|\d{1,3}(?:\.\d{3})+),\d+\s*$"
 def decimal_comma_hints(df: pd.DataFrame, label: str, ws: Warnings) -> None:
     """Warn about text columns whose values look like numbers with a decimal comma ("504,56") while the
     decimal mark in use is '.': suggest ``--decimal ,`` (with ``--sep ';'`` for a comma-separated file)."""
-    from .._io import _DIALECT
+    from ..io import DIALECT_DEFAULTS as _DIALECT
 
     dialect = _DIALECT.get() or {}
     if dialect.get("decimal") == ",":
@@ -269,7 +269,7 @@ def warn_same_file(a: str | None, b: str | None, labels: str, consequence: str, 
                "masked release?", PysdcWarning)
 
 
-#: the input formats the readers take (pysdc._io's _kind), for every command's --help
+#: the input formats the readers take (pysdc.io's _kind), for every command's --help
 FORMATS = ".csv, .csv.gz (.bz2, .xz), .tsv, .txt, .parquet, .sav (SPSS), .dta (Stata)"
 
 

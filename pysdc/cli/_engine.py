@@ -250,9 +250,9 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     """``pysdc risk`` on DuckDB or Spark: measure_risk (household risk too), k-anonymity violations."""
     import pysdc
 
-    from ._common import emit_report
-    from ..report._model import K_ANON_KS, risk_distribution
     from .._summaries import k_anonymity, threshold_note
+    from ..report._model import K_ANON_KS, risk_distribution
+    from ._common import emit_report
 
     stage(f"opening {args.data}")
     data = _scan(args.data, args, "DATA")
@@ -263,8 +263,8 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     for flag, names in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
                         ("--id", [args.id] if args.id else [])):
         check_columns(flag, names, cols, "DATA")
-    from ..io import sigterm_as_exception
     from ..engine._risk import writing_individual
+    from ..io import sigterm_as_exception
 
     guard = sigterm_as_exception() if args.output else contextlib.nullcontext()
     with guard, writing_individual(args.output):  # the records are joined to their risks once, written as measured
@@ -402,8 +402,8 @@ def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
     """``pysdc utility`` on DuckDB or Spark: dUtility's IL1, IL1s and eigen, IL_correl, IL_variables."""
     import pysdc
 
-    from ._common import emit_report
     from ..engine._loss import utility_engine
+    from ._common import emit_report
 
     stage(f"opening {orig_path} and {masked_path}")
     x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")

@@ -135,7 +135,7 @@ def _run_user_data(args) -> int:
     """Native vs sdcMicro (through the bridge) on the user's own data; prints a table."""
     import pysdc
 
-    from .._io import read_table
+    from ..io import read_table
 
     bridge, why = _bridge()
     if bridge is None:

@@ -126,7 +126,7 @@ def run(args, out) -> int:
         raise UsageError(f"--random-state must be 0 or more; got {args.random_state}.")
     if regression and masked_path is None:
         raise UsageError("--regression compares the original with the masked file: give MASKED.")
-    from .._output import check_output, sigterm_as_exception
+    from ..io import check_output, sigterm_as_exception
 
     # before any work: an HTML name, never an input (nor a sidecar, nor a link to one)
     out_path = check_output(args.output, [orig_path, masked_path, args.schema, args.masked_schema],
@@ -142,7 +142,7 @@ def run(args, out) -> int:
     if masked_path is not None:
         masked_schema = args.masked_schema
         if masked_schema is None and args.schema is not None:
-            from .._io import schema_path
+            from ..io import schema_path
 
             if not schema_path(masked_path).exists():
                 masked_schema = args.schema

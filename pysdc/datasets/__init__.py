@@ -2,7 +2,7 @@
 
 The data are made up by :mod:`pysdc.datasets._generate` (fixed seed, no R
 involved) and shipped in ``pysdc/datasets/data/`` in pysdc's typed-table
-format (:mod:`pysdc._io`: gzipped CSV plus a JSON schema sidecar), so R can
+format (:mod:`pysdc.io`: gzipped CSV plus a JSON schema sidecar), so R can
 read exactly the same table.
 """
 
@@ -102,7 +102,7 @@ def load_demo(masked: bool = False) -> pd.DataFrame:
     >>> x.shape
     (3930, 13)
     """
-    from .._io import read_table
+    from ..io import read_table
 
     return read_table(demo_path(masked))
 

@@ -245,7 +245,7 @@ def make_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def main(argv=None) -> int:
-    from pysdc._io import write_table
+    from pysdc.io import write_table
 
     out = Path(argv[0]) if argv else DATA_DIR
     out.mkdir(parents=True, exist_ok=True)

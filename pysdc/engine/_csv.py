@@ -46,14 +46,14 @@ _SPARK_ENCODINGS = {"utf-8-sig": "utf-8", "utf-8": "utf-8", "iso8859-1": "iso-88
 def csv_options(files: list, *, na_values=("NA",), text_columns=(), sep=None, decimal=None, encoding=None,
                 schema=None) -> dict:
     """The reading options of CSV ``files`` as the pandas path resolves them (given, else
-    :func:`pysdc._io.csv_dialect`'s, else detected in the first file), the header (the same in
+    :func:`pysdc.io.csv_dialect`'s, else detected in the first file), the header (the same in
     every file) and the schema (given, else the first file's sidecar)."""
-    from .. import _io
+    from .. import io as _io
 
     if isinstance(na_values, str) or not all(isinstance(v, str) for v in na_values):
         raise InvalidParameterError(f"na_values must be a list of strings; got {na_values!r}.")
     first = Path(files[0])
-    sep, decimal, encoding = _io._dialect(first, sep, decimal, encoding)
+    sep, decimal, encoding = _io.resolve_dialect(first, sep, decimal, encoding)
     header = _io.read_header(first, sep=sep, encoding=encoding)
     for f in files[1:]:
         other = _io.read_header(Path(f), sep=sep, encoding=encoding)
@@ -130,7 +130,8 @@ def _all(cond: str, c: str) -> str:
 
 
 def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch=None) -> str:
-    from .._io import _FALSE, _TRUE
+    from ..io import FALSE_TEXTS as _FALSE
+    from ..io import TRUE_TEXTS as _TRUE
 
     bools = ", ".join(sql.lit(t) for t in _TRUE + _FALSE)
     parts = []
@@ -172,7 +173,7 @@ def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch
 
 
 def _classes(row: dict, header: list, cols: list) -> dict:
-    """Each column's R class from the survey, by the rules of ``pysdc._io._infer``."""
+    """Each column's R class from the survey, by the rules of ``pysdc.io._values._infer``."""
     out = {}
     for i, name in enumerate(header):
         if name not in cols:
@@ -187,7 +188,7 @@ def _classes(row: dict, header: list, cols: list) -> dict:
             big = row[f"m{i}"]
             out[name] = "numeric" if big is not None and big > _INT32_MAX else "integer"
             if big is not None and big > 2**53:  # as the pandas path warns
-                from .._io import _warn_big_integers
+                from ..io import warn_big_integers as _warn_big_integers
 
                 _warn_big_integers(None, f"column {name!r}")
         elif row[f"f{i}"] == 1:
@@ -202,7 +203,8 @@ def _typed_sql(sql: _Sql, header: list, classes: dict, decimal: str, src: str) -
 
 
 def _typed_exprs(sql: _Sql, header: list, classes: dict, decimal: str) -> list:
-    from .._io import _FALSE, _TRUE
+    from ..io import FALSE_TEXTS as _FALSE
+    from ..io import TRUE_TEXTS as _TRUE
 
     exprs = []
     for name in header:
@@ -225,7 +227,7 @@ def _typed_exprs(sql: _Sql, header: list, classes: dict, decimal: str) -> list:
 
 
 def _schema_classes(sch: dict, text_columns) -> dict:
-    from .._io import _effective
+    from ..io import effective_entry as _effective
 
     return {e["name"]: ("character" if e["r_class"] in ("factor", "ordered") else e["r_class"])
             for e in (_effective(c, set(text_columns)) for c in sch["columns"])}
@@ -242,7 +244,7 @@ def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
         return
     import numpy as np
 
-    from .._io import _fit
+    from ..io import check_dtype_fits as _fit
 
     for i, name in enumerate(header):  # the schema's classes must hold the values (as on the pandas path)
         cls = classes[name]

@@ -194,7 +194,7 @@ def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit:
         The session for ``engine="spark"`` (default: the active one, else a local one).
     na_values, text_columns, sep, decimal, encoding, schema
         How CSV files are read: as by :func:`pysdc.read_table` (the same defaults and detection, the
-        options of :func:`pysdc._io.csv_dialect` included; ``schema``: default the first file's sidecar).
+        options of :func:`pysdc.io.csv_dialect` included; ``schema``: default the first file's sidecar).
 
     Returns
     -------
@@ -251,7 +251,7 @@ _CONNECTIONS: dict = {}
 def _open(s: Scan) -> _Backend:
     table = _open_source(s)
     if isinstance(s.source, list):
-        table.sources = list(s.source)  # outputs never go over these (pysdc._output)
+        table.sources = list(s.source)  # outputs never go over these (pysdc.io)
     return table
 
 
@@ -348,8 +348,8 @@ class EngineTable:
 
     def to_parquet(self, path) -> str:
         """Write the table to ``path`` (a Parquet file; a directory of part files with Spark), complete or not
-        at all (:mod:`pysdc._output`); an input of the table is refused (InvalidParameterError)."""
-        from .._output import atomic_output, check_output
+        at all (:mod:`pysdc.io`); an input of the table is refused (InvalidParameterError)."""
+        from ..io import atomic_output, check_output
 
         path = os.fspath(path)
         check_output(path, self.inputs, what="path", directory_ok=self.kind == "spark")
@@ -359,7 +359,7 @@ class EngineTable:
 
     def write_to(self, path) -> None:
         """Write the Parquet file (Spark: directory) at ``path`` as it is, no checks: the writer under
-        :func:`pysdc._output.atomic_output`."""
+        :func:`pysdc.io.atomic_output`."""
         path = os.fspath(path)
         if self.kind == "duckdb":
             # streamed record batches through pyarrow (DuckDB's own writer would rename "Fk" beside "fk")

@@ -145,7 +145,7 @@ _TABLES: dict = {}
 
 def load_input(root: Path, name: str) -> pd.DataFrame:
     """A stored input table (cached; a fresh copy each time)."""
-    from .._io import read_table
+    from ..io import read_table
 
     key = (str(root), name)
     if key not in _TABLES:

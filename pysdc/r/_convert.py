@@ -21,7 +21,7 @@ DataFrame                      data.frame; a default RangeIndex becomes R's
                                integer row names, another unique index character
                                row names; a non-unique index is not sent
 Polars / PyArrow table,        converted to pandas as pysdc reads Parquet
-__arrow_c_stream__             (pysdc._interchange), then a data.frame
+__arrow_c_stream__             (pysdc.io), then a data.frame
 2-d ndarray                    matrix
 dict                           named list; list/tuple of scalars -> vector,
                                otherwise unnamed list; None -> NULL
@@ -370,9 +370,9 @@ def to_r(obj, name="argument"):
         return obj
     if isinstance(obj, pd.DataFrame):
         return frame_to_r(obj)
-    from .._interchange import is_interchange, to_pandas
+    from ..io import is_interchange, to_pandas
 
-    if is_interchange(obj):  # a Polars / Arrow table: as pandas (pysdc._interchange), then a data.frame
+    if is_interchange(obj):  # a Polars / Arrow table: as pandas (pysdc.io), then a data.frame
         return frame_to_r(to_pandas(name, obj))
     if isinstance(obj, pd.Series):
         return series_to_r(obj, obj.name if obj.name is not None else name)

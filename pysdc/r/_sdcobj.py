@@ -153,10 +153,10 @@ class SdcObj:
         pysdc.RCallError
             sdcMicro refused it.
         """
-        from .._interchange import as_frame
+        from ..io import as_frame
         from ..problem import _validate
 
-        data = as_frame("data", data)  # a Polars / Arrow table as pandas (pysdc._interchange)
+        data = as_frame("data", data)  # a Polars / Arrow table as pandas (pysdc.io)
         spec = _validate(data, key_vars, num_vars, w, hid, strata, sensitive)
         kwargs = {
             "dat": data,

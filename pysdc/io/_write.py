@@ -1,7 +1,7 @@
 """Writing outputs: never over an input, at the final path only when complete.
 
 Every file pysdc writes (``pysdc risk --output``, ``pysdc report``, ``pysdc utility --plots``,
-:func:`pysdc._io.write_table`, ``EngineTable.to_parquet``, the parity reports) goes through this module:
+:func:`pysdc.io.write_table`, ``EngineTable.to_parquet``, the parity reports) goes through this module:
 
 * :func:`check_output` refuses, before any work starts, an output that is an input (the same path, a
   symbolic or hard link to it: resolved paths and ``(st_dev, st_ino)`` are compared), its schema
@@ -33,8 +33,8 @@ import sys
 import threading
 from pathlib import Path
 
-from ._errors import InvalidParameterError
-from ._paths import schema_path
+from .._errors import InvalidParameterError
+from .._paths import schema_path
 
 __all__ = ["check_output", "refuse_overwriting_inputs", "atomic_output", "write_bytes", "write_text",
            "sigterm_as_exception", "Terminated", "TEMP_MARK"]

@@ -32,7 +32,7 @@ without nulls are not copied (``split_blocks``). A DuckDB relation, a Spark Data
 measures run on their engine (:mod:`pysdc.engine`); they are recognised first.
 
 Neither Polars nor PyArrow is imported unless such an object is met (the type's module name is
-looked at first, as :func:`pysdc.engine._tables.engine_kind` does).
+looked at first, as the engines do).
 """
 
 from __future__ import annotations
@@ -40,11 +40,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._errors import InvalidParameterError
+from .._errors import InvalidParameterError
 
 __all__ = ["interchange_kind", "is_interchange", "to_pandas", "as_frame"]
 
 _ARROW_TABLES = ("Table", "RecordBatch", "RecordBatchReader")
+
+
+def _engine_table(mod: str, name: str) -> bool:
+    """A DuckDB relation or a Spark DataFrame, by its type's module and name (the rule of
+    :func:`pysdc.engine._tables.engine_kind`; io sits below the engines and does not import them)."""
+    return (mod.startswith("duckdb") and name == "DuckDBPyRelation") or (mod.startswith("pyspark") and name == "DataFrame")
 
 
 def interchange_kind(obj) -> str | None:
@@ -61,11 +67,9 @@ def interchange_kind(obj) -> str | None:
     mod = cls.__module__ or ""
     if mod.split(".")[0] in ("pandas", "numpy", "pysdc"):
         return None
-    from .engine._tables import engine_kind
-
-    if engine_kind(obj) is not None:  # a DuckDB relation has __arrow_c_stream__ too: it runs on DuckDB
-        return None
     name = cls.__name__
+    if _engine_table(mod, name):  # a DuckDB relation has __arrow_c_stream__ too: it runs on DuckDB
+        return None
     top = mod.split(".")[0]
     if top == "polars":
         if name == "DataFrame":
