@@ -76,6 +76,9 @@ from .problem import ProblemComparison, ProblemRisk, ProblemUtility, SdcProblem
 from .risk import (
     DRiskRMDResult,
     ModRiskResult,
+    NNLinkageResult,
+    ProbLinkageResult,
+    RecordLinkageResult,
     Suda2Result,
     d_risk,
     d_risk_rmd,
@@ -85,6 +88,9 @@ from .risk import (
     ldiversity,
     measure_risk,
     mod_risk,
+    nn_linkage,
+    prob_linkage,
+    record_linkage,
     suda2,
 )
 
@@ -95,6 +101,8 @@ __all__ = [
     "d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity",
     # the handbook's risk toolbox
     "suda2", "k_anon_violations", "mod_risk", "d_risk", "d_risk_rmd",
+    # record linkage (recordLinkage: sdcMicro 5.8.1; the others native only)
+    "record_linkage", "nn_linkage", "prob_linkage",
     # the literature's measures (native only)
     "il_continuous", "il_categorical", "hellinger", "entropy", "il_entropy", "entropy_risk", "gsil",
     # the analysts' utility checks (native only)
@@ -102,6 +110,7 @@ __all__ = [
     # result classes
     "DUtilityResult", "ILCorrelResult", "ILVariablesResult", "FreqCalcResult", "IndivRiskResult",
     "MeasureRiskResult", "LDiversityResult", "Suda2Result", "ModRiskResult", "DRiskRMDResult",
+    "RecordLinkageResult", "NNLinkageResult", "ProbLinkageResult",
     "ContinuousLossResult", "CategoricalLossResult",
     "EntropyRiskResult", "GSILResult", "GiniResult", "RegressionComparison",
     "KAnonResult", "DRiskResult", "HellingerResult", "EntropyResult", "ILEntropyResult", "CIOverlapResult",

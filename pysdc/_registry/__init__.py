@@ -46,6 +46,7 @@ from __future__ import annotations
 import sys
 
 from ._checks import ENTRIES as _CHECKS
+from ._linkage import ENTRIES as _LINKAGE
 from ._literature import ENTRIES as _LITERATURE
 from ._measure import Measure, _loss_pair, _risk_frame, native_arguments  # noqa: F401 (tests use the examples)
 from ._sdcmicro import ENTRIES as _SDCMICRO
@@ -56,7 +57,7 @@ __all__ = ["Measure", "MEASURES", "by_python_name", "by_r_name", "markdown_table
 
 #: every measure, in report order: sdcMicro's first measures, the risk toolbox, the literature's and the
 #: analysts' checks (both native only)
-MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_TOOLBOX, *_LITERATURE, *_CHECKS)
+MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_TOOLBOX, *_LINKAGE, *_LITERATURE, *_CHECKS)
 
 _BY_PY = {m.python: m for m in MEASURES}
 _BY_R = {m.r: m for m in MEASURES if m.r}

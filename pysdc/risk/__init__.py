@@ -7,7 +7,12 @@ from ._kanon import k_anon_violations
 from ._ldiversity import ldiversity
 from ._measure_risk import measure_risk
 from ._model import ModRiskResult, mod_risk
+from ._nn_linkage import NNLinkageResult, nn_linkage
+from ._prob_linkage import ProbLinkageResult, prob_linkage
+from ._record_linkage import RecordLinkageResult, record_linkage
 from ._suda2 import Suda2Result, suda2
 
 __all__ = ["freq_calc", "indiv_risk", "measure_risk", "ldiversity", "mod_risk", "ModRiskResult", "suda2", "Suda2Result",
-           "k_anon_violations", "d_risk", "d_risk_rmd", "DRiskRMDResult"]
+           "k_anon_violations", "d_risk", "d_risk_rmd", "DRiskRMDResult",
+           "record_linkage", "RecordLinkageResult", "nn_linkage", "NNLinkageResult", "prob_linkage",
+           "ProbLinkageResult"]
