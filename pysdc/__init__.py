@@ -34,14 +34,18 @@ from ._results import (
     DUtilityResult,
     EntropyResult,
     EstimatesComparison,
+    FreqCalcCombinations,
     FreqCalcResult,
     HellingerResult,
     ILCorrelResult,
     ILEntropyResult,
     ILVariablesResult,
+    IndivRiskCombinations,
     IndivRiskResult,
     KAnonResult,
+    LDiversityCombinations,
     LDiversityResult,
+    MeasureRiskCombinations,
     MeasureRiskResult,
 )
 from ._version import __version__
@@ -115,6 +119,8 @@ __all__ = [
     "EntropyRiskResult", "GSILResult", "GiniResult", "RegressionComparison",
     "KAnonResult", "DRiskResult", "HellingerResult", "EntropyResult", "ILEntropyResult", "CIOverlapResult",
     "EstimatesComparison",
+    # the same measures on an engine, per key combination
+    "FreqCalcCombinations", "IndivRiskCombinations", "MeasureRiskCombinations", "LDiversityCombinations",
     # an SDC problem stated once (sdcMicro's createSdcObj, natively) and its results
     "SdcProblem", "ProblemRisk", "ProblemUtility", "ProblemComparison",
     # data, errors, warnings

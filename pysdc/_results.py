@@ -8,7 +8,6 @@ The R bridge (``pysdc.r``) returns these same classes.
 from __future__ import annotations
 
 import html
-import warnings
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -22,6 +21,17 @@ __all__ = [
     "FreqCalcResult",
     "IndivRiskResult",
     "MeasureRiskResult",
+    "KAnonResult",
+    "DRiskResult",
+    "HellingerResult",
+    "EntropyResult",
+    "ILEntropyResult",
+    "CIOverlapResult",
+    "EstimatesComparison",
+    "FreqCalcCombinations",
+    "IndivRiskCombinations",
+    "MeasureRiskCombinations",
+    "LDiversityCombinations",
 ]
 
 
@@ -110,22 +120,12 @@ class _Summary:
         return self._summary_text()
 
 
-def _deprecated(old: str, new: str, since: str = "0.2", until: str = "0.3") -> None:
-    warnings.warn(
-        f"{old} is deprecated since pysdc {since} and will be removed in {until}; use {new}.",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class DUtilityResult(_Repr, float):
     """Result of :func:`pysdc.d_utility`: the information loss, with what it was computed from.
 
     The result **is a float** (``float(result)``, arithmetic and comparisons work as on
-    the number itself), so code written for pysdc 0.1, where ``d_utility`` returned a
-    plain float, keeps working. That float behaviour is deprecated: from pysdc 0.3 the
-    result will be a plain result object; use ``result.value`` (or ``float(result)``).
+    the number itself); ``result.value`` is the same number.
 
     Attributes
     ----------
@@ -157,12 +157,6 @@ class DUtilityResult(_Repr, float):
         return (type(self), (self.value, self.method, self.n, self.n_vars, self.average))
 
 
-_FRAME_ATTRS = frozenset({
-    "columns", "index", "shape", "loc", "iloc", "at", "iat", "values", "dtypes", "to_numpy", "head", "tail",
-    "round", "describe", "to_dict", "to_csv", "equals", "copy", "items", "mean", "min", "max", "sum",
-})
-
-
 @dataclass(frozen=True, eq=False, repr=False)
 class LDiversityResult(_Summary, _Repr):
     """Result of :func:`pysdc.ldiversity`.
@@ -180,14 +174,6 @@ class LDiversityResult(_Summary, _Repr):
         The sensitive variables.
     l_recurs_c : float
         The constant ``c`` of recursive (c, l)-diversity.
-
-    Notes
-    -----
-    In pysdc 0.1 ``ldiversity`` returned the DataFrame itself. Indexing the result
-    (``result["s_Distinct_Ldiversity"]``), ``len(result)`` and the common DataFrame
-    attributes (``.columns``, ``.loc``, ``.to_numpy()`` ...) still work on the table,
-    with a :class:`DeprecationWarning`; they will be removed in pysdc 0.3. Use
-    ``result.table``.
     """
 
     _summary_name = "ldiversity"
@@ -197,24 +183,9 @@ class LDiversityResult(_Summary, _Repr):
     ldiv_index: tuple = ()
     l_recurs_c: float = 2.0
 
-    # ---- deprecated DataFrame view (pysdc 0.1 returned the table itself)
-    def __getitem__(self, key):
-        _deprecated("indexing an ldiversity result like a DataFrame", "result.table[...]")
-        return self.table[key]
-
-    def __len__(self) -> int:
-        _deprecated("len() of an ldiversity result", "len(result.table)")
-        return len(self.table)
-
-    def __iter__(self):
-        _deprecated("iterating over an ldiversity result", "result.table")
-        return iter(self.table)
-
-    def __getattr__(self, name):
-        if name in _FRAME_ATTRS:
-            _deprecated(f"ldiversity result.{name}", f"result.table.{name}")
-            return getattr(self.table, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def to_frame(self) -> pd.DataFrame:
+        """The per-record table (a copy)."""
+        return self.table.copy()
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -340,7 +311,7 @@ class MeasureRiskResult(_Summary, _Repr):
     ----------
     global_risk_er : float
         Expected number of re-identifications (sum of individual risks); sdcMicro's
-        ``global_risk_ER`` (the old name ``global_risk_ER`` still works, deprecated).
+        ``global_risk_ER``.
     global_risk : float
         ``global_risk_er / n``.
     global_risk_pct : float
@@ -352,7 +323,7 @@ class MeasureRiskResult(_Summary, _Repr):
         The maximum global risk the threshold was searched for.
     hier_risk_er, hier_risk, hier_risk_pct : float or None
         Household (hierarchical) risk; None without ``hid`` (``hier_risk_er`` is
-        sdcMicro's ``hier_risk_ER``; the old name still works, deprecated).
+        sdcMicro's ``hier_risk_ER``).
     individual : pandas.DataFrame
         One row per input record, in input order: ``risk``, ``fk``, ``Fk``
         (and ``hier_risk`` with ``hid``).
@@ -373,14 +344,444 @@ class MeasureRiskResult(_Summary, _Repr):
     individual: pd.DataFrame
     key_vars: tuple = ()
 
-    @property
-    def global_risk_ER(self) -> float:  # noqa: N802 - sdcMicro's name, deprecated alias
-        """Deprecated alias of :attr:`global_risk_er` (removed in pysdc 0.3)."""
-        _deprecated("MeasureRiskResult.global_risk_ER", "global_risk_er")
-        return self.global_risk_er
+
+# =============================================================================
+# measures whose answer is one number: the result *is* that number (an int or a float subclass,
+# as DUtilityResult), with what it was computed from as fields
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class KAnonResult(_Repr, int):
+    """Result of :func:`pysdc.k_anon_violations`: the number of records violating k-anonymity.
+
+    The result **is an int** (``int(result)``, arithmetic and comparisons work as on the
+    number itself); ``result.value`` is the same number.
+
+    Attributes
+    ----------
+    value : int
+        Number of records with ``fk < round(k)`` (or ``Fk < round(k)`` when ``weighted``);
+        sdcMicro's ``kAnon_violations`` value.
+    k : float
+        The ``k`` asked for (counted against R's ``round(k)``).
+    weighted : bool
+        Whether the estimated population frequencies ``Fk`` were counted.
+    n : int
+        Number of records.
+    key_vars : tuple
+        The key variables.
+    """
+
+    value: int
+    k: float = 3.0
+    weighted: bool = False
+    n: int = 0
+    key_vars: tuple = ()
+
+    def __new__(cls, value, *args, **kwargs):
+        return int.__new__(cls, value)
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __index__(self) -> int:
+        return int(self.value)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __reduce__(self):
+        return (type(self), (self.value, self.k, self.weighted, self.n, self.key_vars))
 
     @property
-    def hier_risk_ER(self) -> float | None:  # noqa: N802 - sdcMicro's name, deprecated alias
-        """Deprecated alias of :attr:`hier_risk_er` (removed in pysdc 0.3)."""
-        _deprecated("MeasureRiskResult.hier_risk_ER", "hier_risk_er")
-        return self.hier_risk_er
+    def share(self) -> float:
+        """``value / n`` (NaN without records)."""
+        return self.value / self.n if self.n else float("nan")
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class DRiskResult(_Repr, float):
+    """Result of :func:`pysdc.d_risk`: the share of records at risk (sdcMicro's ``dRisk`` value).
+
+    The result **is a float** (``float(result)``, arithmetic and comparisons work as on the
+    number itself); ``result.value`` is the same number.
+
+    Attributes
+    ----------
+    value : float
+        Share of records whose original values all lie within their intervals, in [0, 1];
+        NaN for data without records.
+    k : float
+        Half-width of the intervals as a fraction of the masked variable's standard deviation.
+    n : int
+        Number of records.
+    n_vars : int
+        Number of variables compared.
+    """
+
+    value: float
+    k: float = 0.05
+    n: int = 0
+    n_vars: int = 0
+
+    def __new__(cls, value, *args, **kwargs):
+        return float.__new__(cls, value)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __reduce__(self):
+        return (type(self), (self.value, self.k, self.n, self.n_vars))
+
+
+# =============================================================================
+# per-variable measures: a Series per variable, ``to_frame()`` for the table
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class HellingerResult(_Repr):
+    """Result of :func:`pysdc.hellinger`.
+
+    Attributes
+    ----------
+    per_variable : pandas.Series
+        ``H(P, Q)`` of each variable (indexed by variable name, named ``"hellinger"``), in
+        [0, 1]: 0 the same distribution, 1 disjoint supports.
+    ghd : float
+        The global Hellinger distance, the mean of ``per_variable`` (used by :func:`pysdc.gsil`).
+    bins : int
+        Number of quantile bins of each numeric variable.
+    n_x, n_xm : int
+        Number of records of ``x`` and of ``xm``.
+    """
+
+    per_variable: pd.Series
+    ghd: float
+    bins: int = 10
+    n_x: int = 0
+    n_xm: int = 0
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per variable, column ``hellinger``."""
+        return self.per_variable.to_frame()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class EntropyResult(_Repr):
+    """Result of :func:`pysdc.entropy`.
+
+    Attributes
+    ----------
+    per_variable : pandas.Series
+        Shannon entropy of each variable's frequency distribution in nats (indexed by variable
+        name, named ``"entropy"``); NaN for data without records.
+    n : int
+        Number of records.
+    """
+
+    per_variable: pd.Series
+    n: int = 0
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per variable, column ``entropy``."""
+        return self.per_variable.to_frame()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ILEntropyResult(_Repr):
+    """Result of :func:`pysdc.il_entropy`.
+
+    Attributes
+    ----------
+    per_variable : pandas.Series
+        ``|H(xm_v) - H(x_v)|`` of each variable in nats (indexed by variable name, named
+        ``"il_entropy"``).
+    entropy_x, entropy_xm : pandas.Series
+        Each variable's entropy in ``x`` and in ``xm`` (:func:`pysdc.entropy`).
+    """
+
+    per_variable: pd.Series
+    entropy_x: pd.Series = field(default_factory=lambda: pd.Series(dtype=np.float64), repr=False)
+    entropy_xm: pd.Series = field(default_factory=lambda: pd.Series(dtype=np.float64), repr=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per variable: ``entropy_x``, ``entropy_xm``, ``il_entropy``."""
+        return pd.DataFrame({"entropy_x": self.entropy_x, "entropy_xm": self.entropy_xm,
+                             "il_entropy": self.per_variable}, index=self.per_variable.index)
+
+
+# =============================================================================
+# the analysts' checks
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class CIOverlapResult(_Repr):
+    """Result of :func:`pysdc.ci_overlap`: the interval overlap J of each pair of intervals.
+
+    ``float(result)`` is J where one pair was given; ``numpy.asarray(result)`` is ``overlap``.
+
+    Attributes
+    ----------
+    overlap : numpy.ndarray
+        J of each pair (the broadcast shape of the bounds; 0-d for scalar bounds); negative for
+        disjoint intervals, NaN where undefined.
+    lower_x, upper_x, lower_xm, upper_xm : numpy.ndarray
+        The bounds, broadcast to that shape.
+    """
+
+    overlap: np.ndarray
+    lower_x: np.ndarray = field(repr=False, default=None)
+    upper_x: np.ndarray = field(repr=False, default=None)
+    lower_xm: np.ndarray = field(repr=False, default=None)
+    upper_xm: np.ndarray = field(repr=False, default=None)
+
+    def __float__(self) -> float:
+        if np.size(self.overlap) != 1:
+            raise TypeError(
+                f"float() of a ci_overlap result needs one pair of intervals; this one has {np.size(self.overlap)}. "
+                "Use result.overlap."
+            )
+        return float(np.reshape(self.overlap, -1)[0])
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self.overlap)
+        return a if dtype is None else a.astype(dtype)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: the four bounds and ``overlap``."""
+        return pd.DataFrame({name: np.reshape(np.asarray(getattr(self, name), dtype=float), -1)
+                             for name in ("lower_x", "upper_x", "lower_xm", "upper_xm", "overlap")})
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class EstimatesComparison(_Repr):
+    """Result of :func:`pysdc.compare_estimates`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per estimator (and group): ``estimator``, the ``by`` columns, ``estimate_x``,
+        ``lower_x``, ``upper_x``, ``estimate_xm``, ``lower_xm``, ``upper_xm``, ``difference``
+        (masked - original), ``inside`` (masked estimate inside the original interval),
+        ``overlap`` (:func:`pysdc.ci_overlap`), ``n_x``, ``n_xm`` (records used) and ``method``.
+    level : float
+        Confidence level of every interval.
+    w : str or None
+        The weight column.
+    by : tuple
+        The grouping columns.
+    """
+
+    table: pd.DataFrame
+    level: float = 0.95
+    w: object = None
+    by: tuple = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The table (a copy)."""
+        return self.table.copy()
+
+
+# =============================================================================
+# per key combination: the frequency-based measures on an engine (a DuckDB relation, a Spark DataFrame,
+# a pysdc.scan). The records stay in the engine; what comes back is one row per distinct key combination
+# with the number of records it stands for (``counts``), and the per-record table as the engine's lazy
+# table (``individual``, an :class:`~pysdc.engine.EngineTable`). These are not subclasses of the pandas
+# results, whose arrays hold one value per record: a per-combination ``fk`` where a per-record one is
+# promised would give wrong sums, lengths and joins without an error.
+
+
+class _CombinationSummary:
+    """``str()``/``print()`` show sdcMicro's print of the measure, counted over the records (each
+    combination weighs its ``counts``): the same text as the pandas result of the same data."""
+
+    def __str__(self) -> str:
+        return self._summary_text()
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FreqCalcCombinations(_CombinationSummary, _Repr):
+    """Result of :func:`pysdc.freq_calc` on an engine: the frequencies per distinct key combination.
+
+    Where :class:`FreqCalcResult` has one ``fk`` per record, this has one per key combination and
+    the number of records of each (``counts``); :func:`pysdc.indiv_risk` takes it as it takes a
+    :class:`FreqCalcResult` and returns an :class:`IndivRiskCombinations`.
+
+    Attributes
+    ----------
+    fk, Fk : numpy.ndarray
+        Sample and population frequency of each distinct key combination (the rows of
+        ``combinations``).
+    counts : numpy.ndarray
+        Number of records of each combination; ``counts.sum() == n``.
+    n1, n2 : int
+        Number of records (not combinations) with ``fk`` exactly 1 and 2, as in :class:`FreqCalcResult`.
+    key_vars : tuple
+        The key variables.
+    alpha : float
+        Weight of missing key values as wildcards.
+    combinations : pandas.DataFrame
+        The key combinations (raw values, as the engine grouped them) with ``n`` (records), ``fk``, ``Fk``.
+    individual : pysdc.engine.EngineTable
+        Per record (its position, or the scan's ``id``): ``fk``, ``Fk``; lazy (``.to_pandas()``,
+        ``.to_parquet(path)``).
+    n : int
+        Number of records.
+    """
+
+    fk: np.ndarray
+    Fk: np.ndarray
+    counts: np.ndarray
+    n1: int
+    n2: int
+    key_vars: tuple = ()
+    alpha: float = 1.0
+    combinations: pd.DataFrame | None = field(default=None, repr=False)
+    individual: object = field(default=None, repr=False)
+    n: int = 0
+    #: the engine's indiv_risk of these frequencies (set by the engine; called by pysdc.indiv_risk)
+    risk_of: object = field(default=None, repr=False)
+
+    def _summary_text(self) -> str:
+        from ._summaries import freq_calc_text, k_anonymity
+
+        return freq_calc_text({"n_records": self.n, "key_vars": list(self.key_vars), "alpha": float(self.alpha),
+                               "violate_2": self.n1, "violate_3": self.n1 + self.n2, "n1": self.n1, "n2": self.n2,
+                               "k_anonymity": k_anonymity(self.fk, self.counts)})
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class IndivRiskCombinations(_CombinationSummary, _Repr):
+    """Result of :func:`pysdc.indiv_risk` of a :class:`FreqCalcCombinations`: the risk per key combination.
+
+    Attributes
+    ----------
+    rk, fk : numpy.ndarray
+        Individual risk and sample frequency of each distinct key combination.
+    counts : numpy.ndarray
+        Number of records of each combination.
+    method : str or None
+        ``"approx"`` or ``"exact"`` (None with ``survey=False``, as in :class:`IndivRiskResult`).
+    qual : float
+        Final correction factor (NaN with ``survey=False``).
+    key_vars : tuple
+        The key variables.
+    combinations : pandas.DataFrame
+        The key combinations (raw values) with ``n`` (records), ``fk`` and ``rk``.
+    individual : pysdc.engine.EngineTable
+        Per record: ``rk``, ``fk``; lazy.
+    n : int
+        Number of records.
+    """
+
+    rk: np.ndarray
+    fk: np.ndarray
+    counts: np.ndarray
+    method: str | None
+    qual: float
+    key_vars: tuple = ()
+    combinations: pd.DataFrame | None = field(default=None, repr=False)
+    individual: object = field(default=None, repr=False)
+    n: int = 0
+
+    def _summary_text(self) -> str:
+        from ._summaries import higher_risk, indiv_risk_text
+
+        return indiv_risk_text({"n_records": self.n, "key_vars": list(self.key_vars), "method": self.method,
+                                "qual": float(self.qual), "higher_risk": higher_risk(self.rk, self.counts)})
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class MeasureRiskCombinations(_CombinationSummary, _Repr):
+    """Result of :func:`pysdc.measure_risk` on an engine.
+
+    The scalars are those of :class:`MeasureRiskResult` (the same numbers for the same data); the
+    per-record part is per key combination (``combinations``) and, per record, the engine's lazy table.
+
+    Attributes
+    ----------
+    global_risk_er, global_risk, global_risk_pct, global_threshold, max_global_risk : float
+        As in :class:`MeasureRiskResult`.
+    hier_risk_er, hier_risk, hier_risk_pct : float or None
+        Household risk; None without ``hid``.
+    key_vars : tuple
+        The key variables.
+    counts : numpy.ndarray
+        Number of records of each combination (the column ``n`` of ``combinations``).
+    combinations : pandas.DataFrame
+        The key combinations (raw values) with ``n`` (records), ``fk``, ``Fk`` and ``risk``.
+    individual : pysdc.engine.EngineTable
+        Per record (position or the scan's ``id``): ``risk``, ``fk``, ``Fk`` (and ``hier_risk``); lazy.
+    n : int
+        Number of records.
+    """
+
+    global_risk_er: float
+    global_risk: float
+    global_risk_pct: float
+    global_threshold: float
+    max_global_risk: float
+    hier_risk_er: float | None
+    hier_risk: float | None
+    hier_risk_pct: float | None
+    key_vars: tuple = ()
+    counts: np.ndarray | None = field(default=None, repr=False)
+    combinations: pd.DataFrame | None = field(default=None, repr=False)
+    individual: object = field(default=None, repr=False)
+    n: int = 0
+
+    def _summary_text(self) -> str:
+        from ._summaries import higher_risk, measure_risk_text, threshold_note
+
+        risk = self.combinations["risk"].to_numpy()
+        counts = self.counts
+        note = threshold_note(self.global_threshold, self.global_risk, self.max_global_risk,
+                              risk if self.n else np.array([]))
+        return measure_risk_text({
+            "n_records": self.n, "key_vars": list(self.key_vars), "higher_risk": higher_risk(risk, counts),
+            "global": {"expected_reidentifications": self.global_risk_er, "global_risk": self.global_risk,
+                       "global_risk_pct": self.global_risk_pct, "max_global_risk": self.max_global_risk,
+                       "threshold": self.global_threshold, "threshold_note": note},
+            "household": None if self.hier_risk_er is None else {
+                "expected_reidentifications": self.hier_risk_er, "risk": self.hier_risk,
+                "risk_pct": self.hier_risk_pct},
+        })
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class LDiversityCombinations(_CombinationSummary, _Repr):
+    """Result of :func:`pysdc.ldiversity` on an engine: the l-diversity per distinct combination of key
+    and sensitive values (every record of a combination has the same values).
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        sdcMicro's l-diversity columns (as :class:`LDiversityResult`'s ``table``), one row per
+        combination (the rows of ``combinations``).
+    counts : numpy.ndarray
+        Number of records of each combination.
+    key_vars, ldiv_index : tuple
+        The key and the sensitive variables.
+    l_recurs_c : float
+        The constant ``c`` of recursive (c, l)-diversity.
+    combinations : pandas.DataFrame
+        The key and sensitive values (raw), ``n`` and the l-diversity columns.
+    individual : pysdc.engine.EngineTable
+        Per record: the l-diversity columns; lazy.
+    n : int
+        Number of records.
+    """
+
+    table: pd.DataFrame
+    counts: np.ndarray
+    key_vars: tuple = ()
+    ldiv_index: tuple = ()
+    l_recurs_c: float = 2.0
+    combinations: pd.DataFrame | None = field(default=None, repr=False)
+    individual: object = field(default=None, repr=False)
+    n: int = 0
+
+    def _summary_text(self) -> str:
+        from ._summaries import ldiversity_summary, ldiversity_text
+
+        return ldiversity_text(ldiversity_summary(self))

@@ -344,7 +344,7 @@ def _datatable_missing():
 def test_bmerge_is_data_tables_join_on_a_key_sorted_as_text(tmp_path, seed):
     """pysdc's emulation of the join inside sdcMicro's IPF branch against data.table itself: a table keyed
     on integer labels sorted as text, converted back to integers, merged with a grid sorted by value."""
-    from pysdc.risk._model import _bmerge
+    from pysdc.core.modrisk import bmerge
 
     rng = np.random.default_rng(seed)
     dims = [int(rng.integers(2, 5)), int(rng.integers(8, 30)), int(rng.integers(5, 15))]
@@ -371,7 +371,7 @@ def test_bmerge_is_data_tables_join_on_a_key_sorted_as_text(tmp_path, seed):
     xvals = [grid[c].astype(int).map(rank).to_numpy(dtype=np.int64) for c in ("a", "b", "c")]
     srt = cells.sort_values(["a", "b", "c"])
     ivals = [srt[c].map(rank).to_numpy(dtype=np.int64) for c in ("a", "b", "c")]
-    m = _bmerge(ivals, xvals)
+    m = bmerge(ivals, xvals)
     mine = np.where(m >= 0, grid["id"].to_numpy()[np.maximum(m, 0)], -1)
     theirs = r["id"].fillna(-1).to_numpy(dtype=np.int64)
     assert (mine == theirs).all()

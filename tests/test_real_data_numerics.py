@@ -26,8 +26,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import pysdc
 from pysdc._tolerances import CLOSED_FORM, tolerance_for
+from pysdc.core import eigen as core_eigen
 from pysdc.io import read_table
-from pysdc.loss import _sdcmicro as loss_sdc
 
 ROOT = Path(__file__).resolve().parent.parent / "r_reference"
 with open(ROOT / "outputs" / "numerics.json") as fh:
@@ -38,7 +38,7 @@ with open(ROOT / "outputs" / "numerics.json") as fh:
 #: ill-conditioned values are compared only where the C library is the same kind
 SAME_LIBM = platform.libc_ver()[0] == "glibc" and platform.machine() in ("x86_64", "AMD64")
 #: R calls the system LAPACK (dsyevr); pysdc calls the same library where it can load it
-HAS_LAPACK = bool(loss_sdc._system_lapack())
+HAS_LAPACK = bool(core_eigen.system_lapack())
 #: the real-data inputs (r_reference/make_real_inputs.R writes them from laeken's eusilc)
 HAS_EUSILC = all((ROOT / "inputs" / f).exists() for f in ("eusilc.csv.gz", "eusilc_masked.csv.gz"))
 needs_eusilc = pytest.mark.skipif(not HAS_EUSILC, reason="r_reference/inputs/eusilc*.csv.gz are not in this checkout "

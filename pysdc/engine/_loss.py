@@ -22,6 +22,9 @@ import pandas as pd
 from .._errors import DegenerateResultWarning, InvalidParameterError, PysdcWarning
 from .._results import DUtilityResult, ILCorrelResult, ILVariablesResult
 from .._validation import same_columns, user_stacklevel
+from ..core.correl import correl_variables, r_solve_inverse
+from ..core.eigen import cor_from_cov, degenerate, eigen_result, eigenvalues
+from ..core.ilvariables import il_variables_from_sums, il_variables_kind
 from ._tables import SRC, DuckTable, SparkTable
 
 __all__ = ["d_utility_engine", "il_correl_engine", "il_variables_engine", "utility_engine"]
@@ -288,8 +291,6 @@ def _il1(fs, js, method, average, cols):
 
 
 def _il1_value(total: float, n: int, p: int, method: str, average: bool) -> float:
-    from ..loss._sdcmicro import _degenerate
-
     if n == 0:
         warnings.warn(
             f"d_utility(method={method!r}) is 0, as in sdcMicro (the sum over no cells), because x and xm have no "
@@ -299,7 +300,7 @@ def _il1_value(total: float, n: int, p: int, method: str, average: bool) -> floa
         return 0.0
     if average:
         total = total / (n * p) if n * p else float("nan")
-    return _degenerate(total, f"d_utility(method={method!r})")
+    return degenerate(total, f"d_utility(method={method!r})")
 
 
 def _pairwise_cov_of_scaled(fs, names: list[str]):
@@ -369,8 +370,6 @@ def _eigen(fs, js):
 
 def _eigen_value(side_x, side_m) -> float:
     """dUtility's eigen from the two sides' (covariance of the standardised data, n)."""
-    from ..loss._sdcmicro import _eigen_result, _eigenvalues
-
     S1, S2 = side_x[0], side_m[0]
     if not (np.isfinite(S1).all() and np.isfinite(S2).all()):
         warnings.warn(
@@ -379,7 +378,7 @@ def _eigen_value(side_x, side_m) -> float:
             DegenerateResultWarning, stacklevel=user_stacklevel(),
         )
         return float("nan")
-    return _eigen_result(_eigenvalues(S1), _eigenvalues(S2), "eigen")
+    return eigen_result(eigenvalues(S1), eigenvalues(S2), "eigen")
 
 
 # =============================================================================
@@ -402,8 +401,6 @@ def _correl_unpaired(x, xm, variables, normalization) -> ILCorrelResult:
 def _correl_variables(x, xm, among=None) -> list:
     """IL_correl's variables: the common ones (of ``among``, if given) numeric in both, sorted; validated."""
     xm_cols = set(xm.columns)
-    from ..loss._sdcmicro import correl_variables
-
     common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id) and (among is None or c in among)]
     return correl_variables(common, x.rclass, xm.rclass)
 
@@ -411,8 +408,6 @@ def _correl_variables(x, xm, among=None) -> list:
 def _correl_side(fs, cols: list[str], variables: list, which: str):
     """One side of IL_correl (a plan): the normalised diagonal of the inverse correlation matrix of the
     complete records, and the number of records."""
-    from ..loss._sdcmicro import _cor_from_cov, _r_solve_inverse
-
     p = len(cols)
     complete = " AND ".join(f"{c} IS NOT NULL" for c in cols)
     first = yield (["count(*)", f"sum(CASE WHEN {complete} THEN 1 ELSE 0 END)"]
@@ -438,9 +433,9 @@ def _correl_side(fs, cols: list[str], variables: list, which: str):
         for (i, j), s in zip(pairs, (yield exprs)):
             S[i, j] = S[j, i] = _fnum(s) / (k - 1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            C = np.clip(_cor_from_cov(S), -1.0, 1.0)
+            C = np.clip(cor_from_cov(S), -1.0, 1.0)
     cause = "" if np.isfinite(C).all() else "a constant or infinite variable, or too few complete records"
-    d = np.diag(_r_solve_inverse(C, which, cause))
+    d = np.diag(r_solve_inverse(C, which, cause))
     return d / np.sqrt(d @ d), n_rec
 
 
@@ -464,8 +459,6 @@ def il_variables_engine(x, xm, scales) -> ILVariablesResult:
 
 def _il_variables_kinds(x, xm, scales) -> tuple[list, list]:
     """IL_variables' common columns and their scales (numeric or nominal), validated."""
-    from ..loss._sdcmicro import il_variables_kind
-
     xm_cols = set(xm.columns)
     common = [c for c in x.columns if c in xm_cols and c not in (x.id, xm.id)]
     if not common:
@@ -606,8 +599,6 @@ def _one_sided(lo_a, hi_a, lo_b, hi_b) -> float:
 
 
 def _il_variables_result(common, kinds, sums, n) -> ILVariablesResult:
-    from ..loss._sdcmicro import il_variables_from_sums
-
     per = {}
     for c, k, v in zip(common, kinds, sums):
         v = 0.0 if v is None else float(v)

@@ -17,14 +17,19 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from .._errors import DegenerateResultWarning, PysdcWarning
 from .._progress import stage
-from .._results import FreqCalcResult, IndivRiskResult, KAnonResult, LDiversityResult, MeasureRiskResult
+from .._results import (
+    FreqCalcCombinations,
+    IndivRiskCombinations,
+    KAnonResult,
+    LDiversityCombinations,
+    MeasureRiskCombinations,
+)
 from .._validation import user_stacklevel
 from ..core.freq import freq_core, r_as_numeric, r_round
 from ..core.indiv import indiv_risk_arrays
@@ -33,8 +38,7 @@ from ..core.ldiversity import ldiversity_block
 from ..core.threshold import global_threshold_grouped
 from ._tables import SRC
 
-__all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "EngineFreqCalcResult",
-           "EngineIndivRiskResult", "EngineMeasureRiskResult", "EngineLDiversityResult"]
+__all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "writing_individual"]
 
 _INF = "CAST('Infinity' AS DOUBLE)"
 
@@ -69,112 +73,27 @@ def writing_individual(path):
 
 
 # =============================================================================
-# results
+# results: the classes of pysdc._results for results per key combination
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
-class _PerCombination:
-    """The fields an engine's per-combination result adds to its pandas result. Listed first among the
-    bases, so they follow the pandas result's own fields (keyword-only: whatever those fields' defaults)."""
+def _indiv_risk_of(table, keys, c):
+    """The engine's :func:`pysdc.indiv_risk` of the frequencies of :func:`_combinations` ``c`` (a
+    FreqCalcCombinations' ``risk_of``): computed once per distinct combination of key codes (freq_core's,
+    with their record counts), given to the rows of the combination table, joined back to the records lazily."""
+    fk_c, Fk_c, cnt, inv, pdf = c["fk_c"], c["Fk_c"], c["cnt"], c["inv"], c["pdf"]
 
-    counts: np.ndarray | None = field(default=None, repr=False)
-    combinations: pd.DataFrame | None = field(default=None, repr=False)
-    individual: object = None
-    n: int = 0
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class EngineFreqCalcResult(_PerCombination, FreqCalcResult):
-    """Result of :func:`pysdc.freq_calc` on an engine (a DuckDB relation, a Spark DataFrame, a scan).
-
-    Attributes
-    ----------
-    fk, Fk : numpy.ndarray
-        Sample and population frequencies **per distinct key combination** (the rows of
-        ``combinations``), not per record: the records stay in the engine.
-    n1, n2 : int
-        Records with ``fk`` exactly 1 and 2 (as on pandas).
-    counts : numpy.ndarray
-        Number of records of each combination.
-    combinations : pandas.DataFrame
-        The key combinations (raw values, as the engine grouped them) with ``n`` (records), ``fk``
-        and ``Fk``.
-    individual : EngineTable
-        Per record (its position, or the scan's ``id``): ``fk``, ``Fk``; lazy, ``.to_parquet(path)``.
-    n : int
-        Number of records.
-    """
-
-    _ctx: object = field(default=None, repr=False)
-
-    def _summary_text(self) -> str:
-        from .._summaries import freq_calc_text, k_anonymity
-
-        return freq_calc_text({"n_records": self.n, "key_vars": list(self.key_vars), "alpha": float(self.alpha),
-                               "violate_2": self.n1, "violate_3": self.n1 + self.n2, "n1": self.n1, "n2": self.n2,
-                               "k_anonymity": k_anonymity(self.fk, self.counts)})
-
-    def _engine_indiv_risk(self, *, method: str, qual: float, survey: bool, exact_method: str = "sdcmicro"):
-        """:func:`pysdc.indiv_risk` of this result (called by indiv_risk)."""
-        fk, Fk = np.asarray(self.fk), np.asarray(self.Fk)
-        rk = indiv_risk_arrays(fk, Fk, method, qual, survey, exact_method=exact_method,
-                                counts=None if self.counts is None else np.asarray(self.counts))
-        table, keys, handle, row_of = self._ctx
-        res = table.attach(handle, {"pysdc_risk": rk[row_of], "pysdc_fk": fk[row_of]})
+    def risk(*, method: str, qual: float, survey: bool, exact_method: str = "sdcmicro") -> IndivRiskCombinations:
+        rk = indiv_risk_arrays(fk_c, Fk_c, method, qual, survey, exact_method=exact_method, counts=cnt)[inv]
+        fk = fk_c[inv]
+        res = table.attach(c["handle"], {"pysdc_risk": rk, "pysdc_fk": fk})
         individual = _records(table, keys, res, {"rk": "pysdc_risk", "fk": "pysdc_fk"})
-        return EngineIndivRiskResult(rk=rk, fk=fk, method=method if survey else None,
-                                     qual=qual if survey else float("nan"), key_vars=self.key_vars,
-                                     counts=self.counts, individual=individual, n=self.n)
+        counts = pdf["pysdc_n"].to_numpy(dtype=np.int64)
+        combos = pdf[list(keys)].assign(n=counts, fk=fk, rk=rk)
+        return IndivRiskCombinations(rk=rk, fk=fk, counts=counts, method=method if survey else None,
+                                     qual=qual if survey else float("nan"), key_vars=tuple(keys), combinations=combos,
+                                     individual=individual, n=c["n"])
 
-
-@dataclass(frozen=True, eq=False, repr=False)
-class EngineIndivRiskResult(IndivRiskResult):
-    """Result of :func:`pysdc.indiv_risk` on an engine's frequencies.
-
-    ``rk`` and ``fk`` are per distinct key combination (``counts`` records each); the per-record
-    risks are ``individual`` (lazy: ``rk``, ``fk`` per record position or id).
-    """
-
-    counts: np.ndarray | None = field(default=None, repr=False)
-    individual: object = None
-    n: int = 0
-
-    def _summary_text(self) -> str:
-        from .._summaries import higher_risk, indiv_risk_text
-
-        return indiv_risk_text({"n_records": self.n, "key_vars": list(self.key_vars), "method": self.method,
-                                "qual": float(self.qual), "higher_risk": higher_risk(self.rk, self.counts)})
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class EngineMeasureRiskResult(MeasureRiskResult):
-    """Result of :func:`pysdc.measure_risk` on an engine.
-
-    The scalars are those of :class:`~pysdc.MeasureRiskResult`; ``individual`` is the per-record
-    table in the engine's form (lazy: ``risk``, ``fk``, ``Fk``, ``hier_risk`` per record position
-    or id; ``.to_parquet(path)``), ``combinations`` the key combinations with ``n``, ``fk``, ``Fk``
-    and ``risk``.
-    """
-
-    combinations: pd.DataFrame | None = field(default=None, repr=False)
-    n: int = 0
-
-    def _summary_text(self) -> str:
-        from .._summaries import higher_risk, measure_risk_text, threshold_note
-
-        risk = self.combinations["risk"].to_numpy()
-        counts = self.combinations["n"].to_numpy()
-        note = threshold_note(self.global_threshold, self.global_risk, self.max_global_risk,
-                              risk if self.n else np.array([]))
-        return measure_risk_text({
-            "n_records": self.n, "key_vars": list(self.key_vars), "higher_risk": higher_risk(risk, counts),
-            "global": {"expected_reidentifications": self.global_risk_er, "global_risk": self.global_risk,
-                       "global_risk_pct": self.global_risk_pct, "max_global_risk": self.max_global_risk,
-                       "threshold": self.global_threshold, "threshold_note": note},
-            "household": None if self.hier_risk_er is None else {
-                "expected_reidentifications": self.hier_risk_er, "risk": self.hier_risk,
-                "risk_pct": self.hier_risk_pct},
-        })
+    return risk
 
 
 # =============================================================================
@@ -304,7 +223,7 @@ def _records(table, keys, res, columns: dict, *, hid=None):
 # the measures
 
 
-def freq_calc_engine(table, key_vars, w, alpha) -> EngineFreqCalcResult:
+def freq_calc_engine(table, key_vars, w, alpha) -> FreqCalcCombinations:
     c = _combinations(table, key_vars, w, None, func="freq_calc", factorize_character=False, alpha=alpha)
     fk_c, Fk_c, cnt, inv, pdf = c["fk_c"], c["Fk_c"], c["cnt"], c["inv"], c["pdf"]
     if c["n"] == 0:
@@ -314,14 +233,14 @@ def freq_calc_engine(table, key_vars, w, alpha) -> EngineFreqCalcResult:
     res = table.attach(c["handle"], {"pysdc_fk": fk_c[inv], "pysdc_pop_fk": Fk_c[inv]})
     individual = _records(table, key_vars, res, {"fk": "pysdc_fk", "Fk": "pysdc_pop_fk"})
     combos = pdf[list(key_vars)].assign(n=pdf["pysdc_n"].to_numpy(), fk=fk_c[inv], Fk=Fk_c[inv])
-    return EngineFreqCalcResult(
-        fk=fk_c, Fk=Fk_c, n1=int(cnt[fk_c == 1].sum()), n2=int(cnt[fk_c == 2].sum()), key_vars=tuple(key_vars),
-        alpha=alpha, combo=None, counts=cnt, combinations=combos, individual=individual, n=c["n"],
-        _ctx=(table, list(key_vars), c["handle"], inv),
+    return FreqCalcCombinations(
+        fk=fk_c[inv], Fk=Fk_c[inv], counts=pdf["pysdc_n"].to_numpy(dtype=np.int64), n1=int(cnt[fk_c == 1].sum()),
+        n2=int(cnt[fk_c == 2].sum()), key_vars=tuple(key_vars), alpha=alpha, combinations=combos,
+        individual=individual, n=c["n"], risk_of=_indiv_risk_of(table, list(key_vars), c),
     )
 
 
-def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alpha) -> EngineMeasureRiskResult:
+def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alpha) -> MeasureRiskCombinations:
     c = _combinations(table, key_vars, w, hid, func="measure_risk", factorize_character=True, alpha=alpha)
     fk_c, Fk_c, cnt, inv, pdf, n = c["fk_c"], c["Fk_c"], c["cnt"], c["inv"], c["pdf"], c["n"]
     rk_c = indiv_risk_arrays(fk_c, Fk_c, "approx", 1.0, w is not None)
@@ -357,10 +276,11 @@ def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alp
         h_r = h_er / n if n else float("nan")
         h_pct = h_r * 100
     combos = pdf[list(key_vars)].assign(n=pdf["pysdc_n"].to_numpy(), fk=fk_c[inv], Fk=Fk_c[inv], risk=rk_row)
-    return EngineMeasureRiskResult(
+    return MeasureRiskCombinations(
         global_risk_er=er, global_risk=gr, global_risk_pct=gr * 100, global_threshold=thr,
         max_global_risk=max_global_risk, hier_risk_er=h_er, hier_risk=h_r, hier_risk_pct=h_pct,
-        individual=individual, key_vars=tuple(key_vars), combinations=combos, n=n,
+        individual=individual, key_vars=tuple(key_vars), counts=pdf["pysdc_n"].to_numpy(dtype=np.int64),
+        combinations=combos, n=n,
     )
 
 
@@ -409,27 +329,7 @@ def k_anon_engine(table, key_vars, k, w, weighted) -> KAnonResult:
 # l-diversity
 
 
-@dataclass(frozen=True, eq=False, repr=False)
-class EngineLDiversityResult(_PerCombination, LDiversityResult):
-    """Result of :func:`pysdc.ldiversity` on an engine (a DuckDB relation, a Spark DataFrame, a scan).
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        sdcMicro's l-diversity columns **per distinct combination** of key and sensitive values (the rows
-        of ``combinations``), not per record: every record of a combination has the same values.
-    counts : numpy.ndarray
-        Number of records of each combination.
-    combinations : pandas.DataFrame
-        The key and sensitive values (raw, as the engine grouped them), ``n`` and the l-diversity columns.
-    individual : EngineTable
-        Per record (its position, or the scan's ``id``): the l-diversity columns; lazy, ``.to_parquet(path)``.
-    n : int
-        Number of records.
-    """
-
-
-def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> EngineLDiversityResult:
+def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> LDiversityCombinations:
     """ldiversity from the group-by of the records on their key and sensitive values.
 
     A combination stands for its records (a weight), except where a key value is missing or a sensitive
@@ -461,6 +361,6 @@ def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> EngineLDiversi
     res = table.attach(handle, internal)
     individual = _records(table, keys + sens, res, dict(zip(names, internal)))
     combos = pd.concat([pdf[keys + sens].reset_index(drop=True), pd.DataFrame({"n": cnt}), per_combo], axis=1)
-    return EngineLDiversityResult(table=per_combo, key_vars=tuple(keys), ldiv_index=tuple(sens),
+    return LDiversityCombinations(table=per_combo, key_vars=tuple(keys), ldiv_index=tuple(sens),
                                   l_recurs_c=float(l_recurs_c), counts=cnt, combinations=combos,
                                   individual=individual, n=n)

@@ -3,11 +3,13 @@
 from ._benchmark import GiniResult, ci_overlap, compare_estimates, gini
 from ._categorical import CategoricalLossResult, il_categorical
 from ._continuous import ContinuousLossResult, il_continuous
+from ._d_utility import d_utility
 from ._entropy import EntropyRiskResult, entropy, entropy_risk, il_entropy
 from ._gsil import GSILResult, gsil
 from ._hellinger import hellinger
+from ._il_correl import il_correl
+from ._il_variables import il_variables
 from ._regression import RegressionComparison, compare_regression
-from ._sdcmicro import d_utility, il_correl, il_variables
 
 __all__ = [
     "d_utility", "il_correl", "il_variables",

@@ -19,7 +19,7 @@ from ..core.keys import frequencies, warn_fk_overflow
 from ..engine._risk import freq_calc_engine
 from ._params import ALPHA, DATA, KEY_VARS, WEIGHT
 
-__all__ = ['freq_calc', 'FREQ_CALC_PARAMS']
+__all__ = ["freq_calc", "FREQ_CALC_PARAMS"]
 
 
 FREQ_CALC_PARAMS = {"data": DATA, "key_vars": KEY_VARS, "w": WEIGHT, "alpha": ALPHA}
@@ -58,6 +58,9 @@ def freq_calc(
     FreqCalcResult
         ``fk`` and ``Fk`` (float arrays in row order), ``n1`` and ``n2`` (number
         of records with ``fk`` exactly 1 and 2).
+        On an engine (a DuckDB relation, a Spark DataFrame, :func:`pysdc.scan`):
+        :class:`~pysdc.FreqCalcCombinations`, ``fk`` and ``Fk``
+        per key combination with the records of each (``counts``).
 
     Raises
     ------

@@ -11,15 +11,15 @@ import numpy as np
 
 from .._errors import DegenerateResultWarning, InvalidParameterError, user_stacklevel
 from .._foreign import measure
-from .._results import FreqCalcResult, IndivRiskResult
+from .._results import FreqCalcCombinations, FreqCalcResult, IndivRiskCombinations, IndivRiskResult
 from .._validation import Boolean, InstanceOf, Interval, Options
 from ..core.indiv import indiv_risk_arrays
 
-__all__ = ['indiv_risk', 'INDIV_RISK_PARAMS']
+__all__ = ["indiv_risk", "INDIV_RISK_PARAMS"]
 
 
 INDIV_RISK_PARAMS = {
-    "freq": InstanceOf(FreqCalcResult, "a pysdc.FreqCalcResult (from freq_calc)"),
+    "freq": InstanceOf((FreqCalcResult, FreqCalcCombinations), "a pysdc.FreqCalcResult (from freq_calc)"),
     "method": Options(("approx", "exact")),
     "qual": Interval(),
     "survey": Boolean(),
@@ -29,19 +29,19 @@ INDIV_RISK_PARAMS = {
 
 @measure(INDIV_RISK_PARAMS)
 def indiv_risk(
-    freq: FreqCalcResult,
+    freq: FreqCalcResult | FreqCalcCombinations,
     *,
     method: str = "approx",
     qual: float = 1.0,
     survey: bool = True,
     exact_method: str = "sdcmicro",
-) -> IndivRiskResult:
+) -> IndivRiskResult | IndivRiskCombinations:
     """Individual re-identification risk of each record.
 
     Parameters
     ----------
-    freq : FreqCalcResult
-        Frequencies from :func:`freq_calc`.
+    freq : FreqCalcResult or FreqCalcCombinations
+        Frequencies from :func:`freq_calc` (per key combination where it ran on an engine).
     method : {"approx", "exact"}, default "approx"
         Benedetti & Franconi's approximation, or Franconi & Polettini's exact
         series for ``fk > 2``.
@@ -63,6 +63,8 @@ def indiv_risk(
     IndivRiskResult
         ``rk`` (risk per record, row order), ``fk``, ``method`` and ``qual``
         (``None`` and NaN with ``survey=False``, where sdcMicro reports NA).
+        From a :class:`~pysdc.FreqCalcCombinations` (an engine's frequencies): an
+        :class:`~pysdc.IndivRiskCombinations`, the risk per key combination.
 
     See Also
     --------
@@ -132,9 +134,8 @@ def indiv_risk(
             DegenerateResultWarning,
             stacklevel=user_stacklevel(),
         )
-    engine = getattr(freq, "_engine_indiv_risk", None)
-    if engine is not None:  # frequencies computed on an engine (pysdc.engine): per-record risks stay there
-        return engine(method=method, qual=qual, survey=survey, exact_method=exact_method)
+    if isinstance(freq, FreqCalcCombinations):  # computed on an engine: the per-record risks stay there
+        return freq.risk_of(method=method, qual=qual, survey=survey, exact_method=exact_method)
     fk = np.asarray(freq.fk, dtype=np.float64)
     Fk = np.asarray(freq.Fk, dtype=np.float64)
     if fk.shape != Fk.shape or fk.ndim != 1:

@@ -17,7 +17,7 @@ from ..core.ldiversity import ldiversity_block
 from ..engine._risk import ldiversity_engine
 from ._params import DATA, KEY_VARS
 
-__all__ = ['ldiversity', 'LDIVERSITY_PARAMS']
+__all__ = ["ldiversity", "LDIVERSITY_PARAMS"]
 
 
 LDIVERSITY_PARAMS = {
@@ -65,6 +65,9 @@ def ldiversity(
         ``v_Recursive_Ldiversity``, then ``MultiEntropy_Ldiversity`` and
         ``MultiRecursive_Ldiversity`` -- sdcMicro's column names. Each record
         carries the values of its equivalence class.
+        On an engine (a DuckDB relation, a Spark DataFrame, :func:`pysdc.scan`):
+        :class:`~pysdc.LDiversityCombinations`, one row
+        per combination of key and sensitive values (``counts`` records each).
 
     Raises
     ------

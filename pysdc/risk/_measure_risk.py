@@ -22,7 +22,7 @@ from ..core.threshold import global_threshold, household_codes, household_risk
 from ..engine._risk import measure_risk_engine
 from ._params import ALPHA, DATA, KEY_VARS, WEIGHT
 
-__all__ = ['measure_risk', 'MEASURE_RISK_PARAMS']
+__all__ = ["measure_risk", "MEASURE_RISK_PARAMS"]
 
 
 MEASURE_RISK_PARAMS = {
@@ -83,6 +83,9 @@ def measure_risk(
         ``hier_risk``, ``hier_risk_pct`` (None without ``hid``) and
         ``individual``: a DataFrame indexed like ``data`` with columns
         ``risk``, ``fk``, ``Fk`` (and ``hier_risk``).
+        On an engine (a DuckDB relation, a Spark DataFrame, :func:`pysdc.scan`):
+        :class:`~pysdc.MeasureRiskCombinations`, the same
+        numbers, ``combinations`` per key combination, ``individual`` the engine's lazy table.
 
     Raises
     ------
