@@ -13,6 +13,7 @@ exactly as the pandas path's matrices do. Means are taken first and the squares 
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -25,7 +26,7 @@ from .._validation import same_columns, user_stacklevel
 from ..core.correl import correl_variables, r_solve_inverse
 from ..core.eigen import cor_from_cov, degenerate, eigen_result, eigenvalues
 from ..core.ilvariables import il_variables_from_sums, il_variables_kind
-from ._tables import SRC, DuckTable, SparkTable
+from ._tables import SRC, DuckTable, SparkTable, as_table
 
 __all__ = ["d_utility_engine", "il_correl_engine", "il_variables_engine", "utility_engine"]
 
@@ -499,8 +500,6 @@ _MAX_LEVELS = 100_000
 def _ordinal_levels(x, xm, c) -> _Ordinal:
     """The levels of a column declared ordinal: a DuckDB ENUM's (the same in x and xm), else -- as pandas
     does for a declared column that is not an ordered categorical -- the sorted values observed in either."""
-    import re
-
     ta, tb = (str(getattr(t, "types", {}).get(c, "")) for t in (x, xm))
     if ta.upper().startswith("ENUM") or tb.upper().startswith("ENUM"):
         if ta != tb:
@@ -627,8 +626,6 @@ def utility_engine(x, xm, numeric: list, scales: dict | None = None,
     where a measure that refuses the data holds its :class:`InvalidParameterError` instead. The numbers
     are those of the separate calls (the same expressions; only the passes are shared).
     """
-    from ._tables import as_table
-
     x, xm = as_table(x), as_table(xm)
     out: dict = {"d_utility": {}}
     try:

@@ -36,6 +36,7 @@ from ..core.indiv import indiv_risk_arrays
 from ..core.keys import key_codes, warn_fk_overflow, weight_rules
 from ..core.ldiversity import ldiversity_block
 from ..core.threshold import global_threshold_grouped
+from ..io import atomic_output
 from ._tables import SRC
 
 __all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "writing_individual"]
@@ -62,8 +63,6 @@ def writing_individual(path):
         finally:
             _WRITE_TO.reset(token)
         return
-    from ..io import atomic_output
-
     with atomic_output(path, make_parents=True) as tmp:
         token = _WRITE_TO.set(str(tmp))
         try:
