@@ -13,6 +13,18 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import pandas as pd
 
+from ._summaries import (
+    SUMMARIES,
+    freq_calc_text,
+    higher_risk,
+    indiv_risk_text,
+    k_anonymity,
+    ldiversity_summary,
+    ldiversity_text,
+    measure_risk_text,
+    threshold_note,
+)
+
 __all__ = [
     "DUtilityResult",
     "LDiversityResult",
@@ -111,8 +123,6 @@ class _Summary:
     _summary_name = ""
 
     def _summary_text(self) -> str:
-        from ._summaries import SUMMARIES
-
         summary, text = SUMMARIES[self._summary_name]
         return text(summary(self))
 
@@ -643,8 +653,6 @@ class FreqCalcCombinations(_CombinationSummary, _Repr):
     risk_of: object = field(default=None, repr=False)
 
     def _summary_text(self) -> str:
-        from ._summaries import freq_calc_text, k_anonymity
-
         return freq_calc_text({"n_records": self.n, "key_vars": list(self.key_vars), "alpha": float(self.alpha),
                                "violate_2": self.n1, "violate_3": self.n1 + self.n2, "n1": self.n1, "n2": self.n2,
                                "k_anonymity": k_anonymity(self.fk, self.counts)})
@@ -685,8 +693,6 @@ class IndivRiskCombinations(_CombinationSummary, _Repr):
     n: int = 0
 
     def _summary_text(self) -> str:
-        from ._summaries import higher_risk, indiv_risk_text
-
         return indiv_risk_text({"n_records": self.n, "key_vars": list(self.key_vars), "method": self.method,
                                 "qual": float(self.qual), "higher_risk": higher_risk(self.rk, self.counts)})
 
@@ -731,8 +737,6 @@ class MeasureRiskCombinations(_CombinationSummary, _Repr):
     n: int = 0
 
     def _summary_text(self) -> str:
-        from ._summaries import higher_risk, measure_risk_text, threshold_note
-
         risk = self.combinations["risk"].to_numpy()
         counts = self.counts
         note = threshold_note(self.global_threshold, self.global_risk, self.max_global_risk,
@@ -782,6 +786,4 @@ class LDiversityCombinations(_CombinationSummary, _Repr):
     n: int = 0
 
     def _summary_text(self) -> str:
-        from ._summaries import ldiversity_summary, ldiversity_text
-
         return ldiversity_text(ldiversity_summary(self))
