@@ -19,7 +19,6 @@ from .._paths import _COMPRESSED
 
 __all__ = ["csv_dialect", "DIALECT_DEFAULTS", "resolve_dialect", "separator_hint"]
 
-
 _SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab"}
 _SNIFF_BYTES = 1 << 16
 

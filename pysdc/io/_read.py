@@ -26,7 +26,6 @@ from ._values import FALSE_TEXTS, TRUE_TEXTS, _bool_series, _convert, _infer, _i
 
 __all__ = ["read_table", "read_header", "PROGRESS_MIN_BYTES"]
 
-
 _SPSS = (".sav", ".zsav", ".por")
 _STATA = (".dta",)
 #: files at least this large (on disk) show their reading progress on stderr (``progress=None``)

@@ -15,7 +15,6 @@ from ._values import _DTYPES, _FLOATS, _INT32_MAX, _INTS, _NULLABLE_INTS, _forma
 
 __all__ = ["SCHEMA_FORMAT", "table_schema", "read_schema", "effective_entry"]
 
-
 SCHEMA_FORMAT = "pysdc-table-1"
 _R_CLASSES = ("numeric", "integer", "logical", "character", "factor", "ordered")
 _LEVELS_DTYPES = ("object", "str", "string", "bool", "boolean") + _INTS + _NULLABLE_INTS + _FLOATS
