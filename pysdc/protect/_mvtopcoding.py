@@ -121,7 +121,7 @@ def mv_top_coding(x, *, maha=None, center=None, cov=None, alpha: float = 0.025,
     with np.errstate(invalid="ignore", divide="ignore"):
         idx = np.flatnonzero(m > d)
         a = np.sqrt(d / m[idx])[:, None]
-    out = x.copy()
+    out = x.copy(deep=False)  # copy-on-write: new columns never reach x
     if idx.size == 0:
         return out
     moved = X[idx] * a + (1 - a) * c[None, :]

@@ -179,6 +179,32 @@ def cut_labels(breaks: np.ndarray, *, include_lowest: bool = False, dig_lab: int
     return labels
 
 
+#: up to this many breaks the codes are counted by comparisons (one vectorised pass per break), above it
+#: by binary search
+_COMPARE_UP_TO = 24
+
+
+def _interval_codes(x: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """0-based interval of each ``x`` in the sorted ``b`` (``b[i] < x <= b[i + 1]``), -1 outside or NA."""
+    nb = b.size
+    if nb <= _COMPARE_UP_TO:
+        # code = how many inner breaks lie below x; outside (b[0], b[-1]] or NaN: -1
+        codes = np.zeros(x.size, dtype=np.int8)
+        hit = np.empty(x.size, dtype=bool)
+        for bi in b[1:-1]:
+            np.greater(x, bi, out=hit)
+            np.add(codes, hit.view(np.int8), out=codes)
+        inside = np.greater(x, b[0])
+        inside &= np.less_equal(x, b[-1], out=hit)
+        np.putmask(codes, ~inside, -1)
+        return codes
+    codes = np.searchsorted(b, x, side="left")  # NaN sorts last: beyond the breaks
+    codes = codes.astype(np.int8 if nb < 128 else np.int16 if nb < 2**15 else np.int64)
+    codes -= 1
+    np.putmask(codes, codes >= nb - 1, -1)
+    return codes
+
+
 def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: bool = False, dig_lab: int = 8):
     """R's ``cut(x, breaks, labels, include.lowest, right = TRUE, dig.lab)``.
 
@@ -193,12 +219,9 @@ def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: boo
         raise InvalidParameterError("'breaks' are not unique (sdcMicro's cut stops here).")
     nb = b.size
     x = np.asarray(x, dtype=np.float64)
-    # interval i (0-based) holds b[i] < x <= b[i + 1]
-    pos = np.searchsorted(b, x, side="left")
-    codes = pos - 1
+    codes = _interval_codes(x, b)
     if include_lowest:
-        codes = np.where(x == b[0], 0, codes)
-    codes = np.where(np.isnan(x) | (codes < 0) | (codes > nb - 2), -1, codes).astype(np.int64)
+        np.putmask(codes, x == b[0], 0)
     if labels is False:
         return codes, None
     if labels is None:
@@ -212,7 +235,7 @@ def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: boo
     if len(uniq) != len(labels):  # R's factor() merges duplicated labels into one level
         where = {lab: i for i, lab in enumerate(uniq)}
         remap = np.array([where[lab] for lab in labels], dtype=np.int64)
-        codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
+        codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1).astype(codes.dtype)
     return codes, uniq
 
 
@@ -236,12 +259,13 @@ def _rounded_unless_duplicated(b: np.ndarray) -> np.ndarray:
     return rb if np.unique(rb).size == rb.size else b
 
 
-def _quantile7(xs: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """R's ``quantile(x, probs, type = 7)`` on the sorted, NA-free ``xs``."""
-    n = xs.size
+def _quantile7(x: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """R's ``quantile(x, probs, type = 7)`` on the NA-free ``x`` (a partial sort at the order statistics used)."""
+    n = x.size
     index = 1 + max(n - 1, 0) * probs
     lo = np.floor(index).astype(np.int64)
     hi = np.ceil(index).astype(np.int64)
+    xs = np.partition(x, np.unique(np.concatenate((lo, hi)) - 1))
     qs = xs[lo - 1].copy()
     xhi = xs[hi - 1]
     i = (index > lo) & (xhi != qs)
@@ -278,32 +302,32 @@ def _r_jitter(b: np.ndarray, rng: RRandom) -> np.ndarray:
 
 
 def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> np.ndarray:
-    ok = x[~np.isnan(x)]
+    """The cut points sdcMicro computes for ``breaks = n`` (n >= 2)."""
     if method == "equidistant":
-        if ok.size == 0 or not np.isfinite(ok).all():
+        lo, hi = float(np.fmin.reduce(x)), float(np.fmax.reduce(x))  # NaN ignored; NaN if all are
+        if not (math.isfinite(lo) and math.isfinite(hi)):
             raise InvalidParameterError(
                 "global_recode: with a number of breaks and method='equidistant' the column must have "
                 "finite, non-missing values (sdcMicro's seq() stops: 'from'/'to' must be a finite number).")
-        b = _r_seq(float(ok.min()) - 1, float(ok.max()) + 1, n + 1)
-        return _rounded_unless_duplicated(b)
+        return _rounded_unless_duplicated(_r_seq(lo - 1, hi + 1, n + 1))
     if method == "logEqui":
-        with np.errstate(invalid="ignore"):
-            pos = ok[ok > 0]
-        if (ok == 0).any() or pos.size == 0 or not np.isfinite(pos).all():
+        lo = float(np.fmin.reduce(np.where(x > 0, x, np.inf))) if x.size else math.inf
+        hi = float(np.fmax.reduce(x)) if x.size else math.nan
+        if bool((x == 0).any()) or not (math.isfinite(lo) and math.isfinite(hi)):
             raise InvalidParameterError(
                 "global_recode: method='logEqui' needs positive finite values (log(0) = -Inf makes "
                 "sdcMicro's seq() stop: 'from' must be a finite number).")
-        if (ok < 0).any():
+        if bool((x < 0).any()):
             warnings.warn("global_recode: log() of negative values gives NaN (as in sdcMicro, 'NaNs produced'); "
                           "those values end up NA.", CoercionWarning, stacklevel=user_stacklevel())
-        lo, hi = math.log(float(pos.min())) - 1, math.log(float(pos.max())) + 1
-        b = np.array([math.exp(v) for v in _r_seq(lo, hi, n + 1).tolist()])
+        b = np.array([math.exp(v) for v in _r_seq(math.log(lo) - 1, math.log(hi) + 1, n + 1).tolist()])
         return _rounded_unless_duplicated(b)
     # equalAmount
+    ok = x[~np.isnan(x)]
     if ok.size == 0:
         raise InvalidParameterError("global_recode: method='equalAmount' needs non-missing values.")
     probs = np.concatenate(([0.0], np.arange(1, n + 1, dtype=np.float64) / n))
-    b = _quantile7(np.sort(ok), probs)
+    b = _quantile7(ok, probs)
     if np.unique(b).size != b.size:
         rng = RRandom(random_state) if random_state is not None else RRandom(int(np.random.SeedSequence().entropy % 2**31))
         warnings.warn(
@@ -326,7 +350,7 @@ def _one_break_with_na(data: pd.DataFrame, column, labels) -> pd.DataFrame:
         "without removing NA, so both breaks are NA and every value becomes NA (level \"(,]\"), as returned "
         "here; drop the missing values first or give the cut points.",
         CoercionWarning, stacklevel=user_stacklevel())
-    out = data.copy()
+    out = data.copy(deep=False)  # copy-on-write: the new column never reaches data
     n = len(data)
     if labels is False:
         out[column] = pd.array([pd.NA] * n, dtype="Int64")
@@ -433,12 +457,12 @@ def global_recode(data, column, breaks, *, labels=None, method: str = "equidista
             codes, levels = r_cut(x, cuts, labels=labels, include_lowest=True)
     else:
         codes, levels = r_cut(x, breaks, labels=labels)
-    out = data.copy()
+    out = data.copy(deep=False)  # copy-on-write: the new column never reaches data
     if levels is None:
-        out[column] = pd.array(np.where(codes >= 0, codes + 1, 0), dtype="Int64")
-        out.loc[codes < 0, column] = pd.NA
+        out[column] = pd.arrays.IntegerArray(codes.astype(np.int64) + 1, codes < 0)
     else:
-        out[column] = pd.Categorical.from_codes(codes, categories=pd.Index(levels, dtype=object))
+        dtype = pd.CategoricalDtype(pd.Index(levels, dtype=object))
+        out[column] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
     return out
 
 
@@ -523,23 +547,28 @@ def group_and_rename(data, var, before, after, *, add_na: bool = False) -> pd.Da
     for j, i in enumerate(selected):
         new[i] = after[j % len(after)]
     uniq = list(dict.fromkeys(new))
-    where = {v: k for k, v in enumerate(uniq)}
-    remap = np.array([where[v] for v in new], dtype=np.int64)
     codes = s.cat.codes.to_numpy()
-    codes = np.where(codes >= 0, remap[np.maximum(codes, 0)] if remap.size else codes, -1)
+    if len(uniq) == len(new):  # a renaming only: codes unchanged
+        new_codes = codes
+    else:
+        where = {v: k for k, v in enumerate(uniq)}
+        lut = np.array([where[v] for v in new] + [-1], dtype=np.int64).astype(codes.dtype)
+        new_codes = lut.take(codes)  # code -1 (NA) reads the last entry, -1
     if add_na:
-        na = codes < 0
+        na = new_codes < 0
         if na.any():
-            fill = np.resize(np.array([where.get(a, -1) for a in after], dtype=np.int64), int(na.sum()))
+            where = {v: k for k, v in enumerate(uniq)}
+            fill = np.resize(np.array([where.get(a, -1) for a in after], dtype=codes.dtype), int(na.sum()))
             if (fill < 0).any():
                 warnings.warn(
                     "group_and_rename: add_na moves missing values to a level that does not exist (before is "
                     "empty); they stay missing (R: invalid factor level, NA generated).",
                     CoercionWarning, stacklevel=user_stacklevel())
-            codes = codes.copy()
-            codes[na] = fill
-    out = data.copy()
-    out[var] = pd.Categorical.from_codes(codes, categories=pd.Index(uniq), ordered=s.cat.ordered)
+            new_codes = new_codes.copy() if new_codes is codes else new_codes
+            new_codes[na] = fill
+    out = data.copy(deep=False)  # copy-on-write: the new column never reaches data
+    dtype = pd.CategoricalDtype(pd.Index(uniq), ordered=s.cat.ordered)
+    out[var] = pd.Categorical.from_codes(new_codes, dtype=dtype, validate=False)
     return out
 
 
@@ -595,7 +624,7 @@ def top_bot_coding(data, column, value, replacement, *, kind: str = "top") -> pd
     """
     s = data[column]
     x = _numeric_column("top_bot_coding", data, column)
-    out = data.copy()
+    out = data.copy(deep=False)  # copy-on-write: the new column never reaches data
     if value is None:  # R: x > NA is NA everywhere, nothing is replaced
         return out
     hit = (x > float(value)) if kind == "top" else (x < float(value))
