@@ -85,9 +85,10 @@ def mv_top_coding(x, *, maha=None, center=None, cov=None, alpha: float = 0.025,
 
     Examples
     --------
-    >>> import numpy as np, pysdc
+    >>> import numpy as np
+    >>> from pysdc.protect import mv_top_coding
     >>> x = np.array([[1.0, 1.1], [2.0, 2.1], [3.0, 2.9], [4.0, 4.2], [5.0, 4.8], [1.0, 5.0]])
-    >>> out = pysdc.mv_top_coding(x, maha=[0.5, 0.2, 0.1, 0.3, 0.6, 20.0], center=[3.0, 3.0])
+    >>> out = mv_top_coding(x, maha=[0.5, 0.2, 0.1, 0.3, 0.6, 20.0], center=[3.0, 3.0])
     >>> bool((out.iloc[5] != x[5]).all())
     True
     """

@@ -400,7 +400,7 @@ def global_recode(data, column, breaks, *, labels=None, method: str = "equidista
         How a number of breaks becomes cut points: equal widths from ``min - 1`` to ``max + 1``
         (rounded to integers unless that makes two equal), the same on ``log(x)``, or quantiles.
     random_state : int, optional
-        Only for ``method="equalAmount"`` when quantiles tie: sdcMicro then ``jitter``\\ s the breaks
+        Only for ``method="equalAmount"`` when quantiles tie: sdcMicro then jitters the breaks
         with R's ``runif``; ``s`` reproduces R's ``set.seed(s)``.
 
     Returns
@@ -433,9 +433,10 @@ def global_recode(data, column, breaks, *, labels=None, method: str = "equidista
 
     Examples
     --------
-    >>> import pandas as pd, pysdc
+    >>> import pandas as pd
+    >>> from pysdc import protect
     >>> df = pd.DataFrame({"inc": [5.0, 10.0, 60000.0, None]})
-    >>> pysdc.global_recode(df, "inc", [0, 10, 50000, float("inf")])["inc"].tolist()
+    >>> protect.global_recode(df, "inc", [0, 10, 50000, float("inf")])["inc"].tolist()
     ['(0,10]', '(0,10]', '(50000,Inf]', nan]
     """
     x = _numeric_column("global_recode", data, column)
@@ -512,9 +513,10 @@ def group_and_rename(data, var, before, after, *, add_na: bool = False) -> pd.Da
 
     Examples
     --------
-    >>> import pandas as pd, pysdc
+    >>> import pandas as pd
+    >>> from pysdc import protect
     >>> df = pd.DataFrame({"v": pd.Categorical(["a", "b", "c"], categories=["a", "b", "c"])})
-    >>> pysdc.group_and_rename(df, "v", ["a", "c"], "z")["v"].cat.categories.tolist()
+    >>> protect.group_and_rename(df, "v", ["a", "c"], "z")["v"].cat.categories.tolist()
     ['z', 'b']
     """
     s = data[var]
@@ -617,9 +619,10 @@ def top_bot_coding(data, column, value, replacement, *, kind: str = "top") -> pd
 
     Examples
     --------
-    >>> import pandas as pd, pysdc
+    >>> import pandas as pd
+    >>> from pysdc import protect
     >>> df = pd.DataFrame({"age": [20, 85, 90]})
-    >>> pysdc.top_bot_coding(df, "age", 80, 81)["age"].tolist()
+    >>> protect.top_bot_coding(df, "age", 80, 81)["age"].tolist()
     [20, 81, 81]
     """
     s = data[column]
