@@ -62,20 +62,26 @@ def test_utility_demo_json_schema(demo_utility):
 
 def test_utility_demo_variables(demo_utility):
     v = demo_utility["variables"]
-    # the demo's default selection: the keys and the continuous variables (not the integer hhsize)
+    # the demo's default selection: the keys and the continuous variables (not the integer hhsize); the text
+    # variables are categorical, as SdcProblem's key variables (one rule: pysdc.problem.utility_columns)
     assert v["numeric"] == ["income", "expenditure", "savings"]
-    not_numeric = {i["variable"] for i in v["left_out"] if "IL1" in i["measures"]}
-    assert not_numeric == {"region", "urbrur", "sex", "age_group", "marital", "education"}
+    assert v["categorical"] == ["region", "urbrur", "sex", "age_group", "marital", "education"]
+    assert not v["left_out"]
 
 
-def test_utility_integer_variable_refused_by_il_variables_with_the_way_out(capsys):
+def test_utility_integer_numeric_variable_takes_its_scale_from_its_role(capsys):
+    """One rule for il_variables (issue 25): an integer variable in the numeric role is compared on the numeric
+    scale, as SdcProblem.utility does (the command once left it out while pysdc report took it)."""
     rep = run_json(capsys, "utility", "--demo", "--vars", "hhsize,income,region", "--random-state", "1")
     v = rep["variables"]
     assert v["numeric"] == ["hhsize", "income"]
-    # integer hhsize is refused by IL_variables unless its scale is declared, and the report says how
-    assert "hhsize" not in v["il_variables"]
-    refused = [i for i in v["left_out"] if i["variable"] == "hhsize"]
-    assert refused and refused[0]["measures"] == ["il_variables"] and "--scale hhsize=" in refused[0]["reason"]
+    assert "hhsize" in v["il_variables"] and v["scales"] == {"hhsize": "numeric"}
+    x, xm = pysdc.datasets.load_demo_pair()
+    cols = ["region", "hhsize", "income"]
+    ref = pysdc.il_variables(x[cols], xm[cols], scales={"hhsize": "numeric"})
+    assert rep["measures"]["il_variables"]["value"] == ref.value
+    lib = pysdc.SdcProblem.for_utility(x, ["region"], num_vars=["hhsize", "income"]).utility(xm, random_state=1)
+    assert rep["measures"]["il_variables"]["value"] == lib["il_variables"].value
 
 
 def test_utility_il_variables_lambda_is_mean_of_contributions(demo_utility):
@@ -100,7 +106,7 @@ def test_utility_reports_what_the_library_computes(demo_utility):
 
 def test_utility_scale_declaration(capsys):
     rep = run_json(capsys, "utility", "--demo", "--scale", "hhsize=ordinal", "--vars", "hhsize,sex,income")
-    assert rep["variables"]["il_variables"] == ["hhsize", "sex", "income"]
+    assert rep["variables"]["il_variables"] == ["sex", "hhsize", "income"]  # the roles' order: keys first
     assert rep["variables"]["scales"] == {"hhsize": "ordinal"}
     assert rep["measures"]["il_variables"]["status"] == "ok"
     # hhsize was top-coded at 6: it contributes
@@ -110,7 +116,7 @@ def test_utility_scale_declaration(capsys):
 def test_utility_human_output(capsys):
     code, out, err = run(capsys, "utility", "--demo", "--random-state", "3", "--vars", "hhsize,region,income,savings")
     assert code == 0, err
-    for word in MEASURES + ["What the numbers mean", "left out", "--scale hhsize=", "dUtility", "IL_correl",
+    for word in MEASURES + ["What the numbers mean", "hhsize (numeric)", "dUtility", "IL_correl",
                             "per variable"]:
         assert word in out, word
     assert "Traceback" not in out + err

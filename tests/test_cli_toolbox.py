@@ -147,11 +147,11 @@ def test_demo_text_has_the_new_sections_within_100_columns(capsys, demo):
     for var, c in zip(ref["variable"], ref["contribution"]):
         assert any(line.split()[:2] == [var, f"{c:.4g}"] for line in out.splitlines()), var
     k5 = pysdc.k_anon_violations(x, KEYS, k=5)
-    assert any(line.split()[:2] == ["5-anonymity", str(k5)] for line in out.splitlines())
+    assert any(line.split()[:2] == ["5-anonymity", str(int(k5))] for line in out.splitlines())
     dr = pysdc.d_risk(x[NUM], xm[NUM])
     assert any(line.split()[:2] == ["dRisk", f"{dr:.6g}"] for line in out.splitlines())
     md = to_markdown(json.loads(run(capsys, "risk", "--demo", "--numeric", ",".join(NUM), "--json")[1]))
-    assert f"| records with fk < 5 | {k5} |" in md and "| dRisk |" in md
+    assert f"| records with fk < 5 | {int(k5)} |" in md and "| dRisk |" in md
 
 
 def test_demo_masked_release_keys_and_distance_against_the_original(capsys, demo):
@@ -164,7 +164,7 @@ def test_demo_masked_release_keys_and_distance_against_the_original(capsys, demo
                                                               k=0.2)
     assert rep["suda2"]["status"] == "skipped" and "--no-suda" in rep["suda2"]["error"]
     code, out, _ = run(capsys, "risk", "--demo", "--no-suda")
-    assert code == 0 and "not computed (--no-suda)" in out and "Highest SUDA scores" not in out
+    assert code == 0 and "--no-suda" in out and "Highest SUDA scores" not in out
 
 
 # --------------------------------------------------------------------------- files

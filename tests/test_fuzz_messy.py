@@ -159,15 +159,21 @@ def test_sdc_problem_on_messy_frames(data):
 @SETTINGS
 @given(data=st.data())
 def test_report_model_on_messy_frames(data):
-    from pysdc.report import risk_report, risk_text, utility_report, utility_text
+    from pysdc.problem import SdcProblem
+    from pysdc.report import risk_text, utility_text
 
     n = data.draw(st.integers(0, 3))
     x = data.draw(messy_frame(n=n, names=["k1", "k2", "v1"]))
     xm = data.draw(messy_frame(n=n, names=list(x.columns)))
-    rep = _quiet(risk_report, x, ["k1", "k2"], suda=data.draw(st.booleans()))
+    problem = _quiet(SdcProblem, x, ["k1", "k2"])
+    if problem is None:
+        return
+    res = _quiet(problem.risk, suda=data.draw(st.booleans()))
+    rep = None if res is None else _quiet(res.to_dict)
     if rep is not None:
         _quiet(risk_text, {**rep, "data": {**rep["data"], "path": "-"}, "warnings": []})
-    rep = _quiet(utility_report, x, xm)
+    res = _quiet(problem.utility, xm)
+    rep = None if res is None else _quiet(res.to_dict)
     if rep is not None:
         _quiet(utility_text, {**rep, "original": {**rep["original"], "path": "-"},
                               "masked": {**rep["masked"], "path": "-"}})

@@ -183,14 +183,15 @@ def test_compare_estimates_quiet_when_defined():
 def test_utility_report_bounds_the_matrix_measures(monkeypatch):
     """The measures on p x p matrices (eigen, robeigen, il_correl, il_continuous, gsil) are skipped, with the
     reason and the way out, beyond the report's limits; the cell-wise ones are still computed."""
-    from pysdc.report import _model
+    from pysdc.problem import SdcProblem, _problem
 
-    monkeypatch.setattr(_model, "MAX_MATRIX_VARIABLES", 3)
-    monkeypatch.setattr(_model, "MAX_ROBEIGEN_VARIABLES", 2)
+    monkeypatch.setattr(_problem, "MAX_MATRIX_VARIABLES", 3)
+    monkeypatch.setattr(_problem, "MAX_ROBEIGEN_VARIABLES", 2)
     rng = np.random.default_rng(2)
     x = pd.DataFrame(rng.normal(size=(40, 4)), columns=list("abcd"))
     xm = x + rng.normal(scale=0.1, size=x.shape)
-    rep = _model.utility_report(x, xm, random_state=1)
+    p = SdcProblem.for_utility(x, num_vars=list("abcd"))
+    rep = p.utility(xm, random_state=1).to_dict()
     m = rep["measures"]
     for name in ("eigen", "robeigen", "il_correl"):
         assert m[name]["status"] == "skipped", name
@@ -200,22 +201,22 @@ def test_utility_report_bounds_the_matrix_measures(monkeypatch):
     for name in ("IL1", "IL1s", "il_variables"):
         assert m[name]["status"] == "ok", name
     assert rep["literature"]["measures"]["hellinger"]["status"] == "ok"
-    monkeypatch.setattr(_model, "MAX_MATRIX_VARIABLES", 4)
-    monkeypatch.setattr(_model, "MAX_ROBEIGEN_VARIABLES", 4)
-    rep = _model.utility_report(x, xm, random_state=1)
+    monkeypatch.setattr(_problem, "MAX_MATRIX_VARIABLES", 4)
+    monkeypatch.setattr(_problem, "MAX_ROBEIGEN_VARIABLES", 4)
+    rep = p.utility(xm, random_state=1).to_dict()
     assert all(rep["measures"][k]["status"] == "ok" for k in ("eigen", "robeigen", "il_correl"))
 
 
 def test_utility_cli_on_wide_data_is_bounded(tmp_path, capsys, monkeypatch):
     from pysdc.cli import main
-    from pysdc.report import _model
+    from pysdc.problem import _problem
 
-    monkeypatch.setattr(_model, "MAX_MATRIX_VARIABLES", 5)
-    monkeypatch.setattr(_model, "MAX_ROBEIGEN_VARIABLES", 5)
+    monkeypatch.setattr(_problem, "MAX_MATRIX_VARIABLES", 5)
+    monkeypatch.setattr(_problem, "MAX_ROBEIGEN_VARIABLES", 5)
     rng = np.random.default_rng(3)
     x = pd.DataFrame(rng.normal(size=(30, 8)).round(3), columns=[f"v{i}" for i in range(8)])
     x.to_csv(tmp_path / "x.csv", index=False)
     (x + 0.01).to_csv(tmp_path / "xm.csv", index=False)
     assert main(["utility", str(tmp_path / "x.csv"), str(tmp_path / "xm.csv"), "--json"]) == 0
     out = capsys.readouterr().out
-    assert '"status": "skipped"' in out and "more than the report's limit of 5" in out
+    assert '"status": "skipped"' in out and "more than the limit of 5" in out

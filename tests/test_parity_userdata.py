@@ -115,9 +115,9 @@ def test_eusilc_every_measure_and_the_workflow_agree(bridge, eusilc):
 def test_eusilc_finding_2_is_caught_if_reintroduced(bridge, eusilc, monkeypatch):
     """With the problem object measuring text keys as the data.frame functions do (the bug of finding 2),
     the workflow comparison reports suda2 and ldiversity as different."""
-    import pysdc.problem
+    import pysdc.problem._problem
 
-    monkeypatch.setattr(pysdc.problem, "as_sdc_keys", lambda data, key_vars, **kw: data)
+    monkeypatch.setattr(pysdc.problem._problem, "as_sdc_keys", lambda data, key_vars, **kw: data)
     x = eusilc.iloc[:4000].reset_index(drop=True)
     rows, refusals, skipped, ok = compare_on_data(pysdc, bridge, x, None, KEYS, "rb050", "db030", ["py010n"])
     bad = {r["measure"] for r in rows if not r["ok"]}

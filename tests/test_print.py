@@ -21,7 +21,7 @@ from pysdc._registry import MEASURES
 from pysdc._results import _Repr
 from pysdc._tolerances import CLOSED_FORM
 from pysdc.io import read_table
-from pysdc.report._model import higher_risk, measure_risk_summary
+from pysdc._summaries import higher_risk, measure_risk_summary
 from pysdc.report._text import r_format, r_number, r_round
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"
@@ -93,7 +93,7 @@ def test_str_shows_what_sdcmicro_prints(case):
         for col, summ in nums.items():
             want = [_num(summ[k]) for k in ("Min.", "1st Qu.", "Median", "Mean", "3rd Qu.", "Max.")]
             got = [float(x) for x in rows[col][:6]]
-            ours = pysdc.report._model.five_numbers(res.table[col].to_numpy(dtype=float))
+            ours = pysdc._summaries.five_numbers(res.table[col].to_numpy(dtype=float))
             np.testing.assert_allclose([ours[k] for k in ("Min.", "1st Qu.", "Median", "Mean", "3rd Qu.", "Max.")],
                                        want, rtol=CLOSED_FORM.rtol)
             if len(nums) == 1:  # one sensitive variable: R prints the summary vector, formatted alike

@@ -29,7 +29,7 @@ import pytest
 import pysdc
 from pysdc import SdcProblem
 from pysdc.cli import main
-from pysdc.report._html import html_report
+from pysdc.problem import html_report
 
 ROOT = Path(__file__).resolve().parents[1]
 INPUTS = ROOT / "r_reference" / "inputs"

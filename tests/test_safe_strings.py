@@ -135,7 +135,7 @@ def test_report_attack_via_sdcproblem_report_names_the_token(problem, frames, tm
 
 def test_nothing_reaches_python_eval(problem, frames, monkeypatch):
     """The accepted language is evaluated without pandas' eval/query (which resolve '@' names)."""
-    from pysdc.report._html import html_report
+    from pysdc.problem import html_report
 
     def forbidden(*args, **kwargs):
         raise AssertionError("a condition reached eval")
@@ -155,7 +155,7 @@ def test_nothing_reaches_python_eval(problem, frames, monkeypatch):
 
 def test_condition_errors_that_are_not_refusals_stay_notes(problem, frames):
     """A condition that is merely wrong for the data (unknown column) is reported where the regression would be."""
-    from pysdc.report._html import html_report
+    from pysdc.problem import html_report
 
     doc = html_report(problem, frames[1], plots=False, regression="income ~ sex", regression_where="incme > 0",
                       estimates=[])
@@ -167,7 +167,7 @@ def test_condition_errors_that_are_not_refusals_stay_notes(problem, frames):
 
 
 def test_condition_depth_limit(frames):
-    from pysdc.report._html import _where
+    from pysdc.problem._assess import _where
 
     deep = "(" * 1000 + "income > 0" + ")" * 1000
     with pytest.raises(InvalidParameterError, match="nested more than 50 levels deep"):
@@ -181,7 +181,7 @@ def test_condition_depth_limit(frames):
 
 
 def test_condition_size_limit(frames):
-    from pysdc.report._html import _where
+    from pysdc.problem._assess import _where
 
     with within(20):
         with pytest.raises(InvalidParameterError, match="more than 10000 elements"):
@@ -344,7 +344,7 @@ def test_accepted_conditions_select_the_rows_pandas_selects(frames):
 
 
 def test_where_keeps_the_index_and_the_order(frames):
-    from pysdc.report._html import _where
+    from pysdc.problem._assess import _where
 
     d = frames[0].set_index(pd.Index(np.arange(len(frames[0]))[::-1] * 3))
     sub = _where(d, "income > 500 & sex %in% c('female')", "x")

@@ -14,7 +14,16 @@ import sys
 import numpy as np
 
 from .._errors import InvalidParameterError
-from .._progress import stage
+from .._progress import peak_rss, stage, watch
+from .._selection import default_variables
+from ..engine._loss import utility_engine
+from ..engine._risk import writing_individual
+from ..engine._tables import SRC, scan
+from ..io import atomic_output, check_output, read_header, sigterm_as_exception
+from ..problem import engine_risk_model, engine_utility_model, utility_columns
+from ..report import risk_text, utility_text
+from ..risk import measure_risk
+from ._common import check_columns, emit_report, split_names
 
 __all__ = ["add_engine_options", "choose_engine", "run_risk", "run_utility", "write_pandas_output",
            "check_risk_output", "OUTPUT_EXTENSIONS"]
@@ -57,8 +66,6 @@ OUTPUT_EXTENSIONS = (".parquet", ".pq")
 def check_risk_output(output: str, engine: str, inputs) -> None:
     """``pysdc risk --output``, before any work: a Parquet name (with Spark also a directory name without
     extension), not an input nor inside one (:func:`pysdc.io.check_output`)."""
-    from ..io import check_output
-
     spark_dir = engine == "spark" and not os.path.splitext(os.path.basename(output.rstrip("/")))[1]
     check_output(output, inputs, extensions=None if spark_dir else OUTPUT_EXTENSIONS,
                  format_name="the per-record risk as Parquet" + (" (a directory of part files; with --engine spark "
@@ -154,8 +161,6 @@ def estimate_memory(path: str, columns=None) -> int:
         size *= 5
     if columns is not None:
         try:
-            from ..io import read_header
-
             header = read_header(path)
             if header:
                 size = size * max(1, len([c for c in header if c in set(columns)])) / len(header)
@@ -210,12 +215,10 @@ def _remove_empty_dir(path: str) -> None:
 
 
 def _scan(path: str, args, label: str):
-    from ..engine._tables import scan
 
     engine = "spark" if args.engine == "spark" else "duckdb"
     # CSV files are read as the pandas path reads them: --na, --text, the schema (--sep, --decimal and
     # --encoding through pysdc.io.csv_dialect)
-    from ._common import split_names
 
     schema = getattr(args, "masked_schema" if label == "MASKED" else "schema", None)
     reading = {"na_values": tuple(args.na or ("NA",)), "text_columns": split_names(getattr(args, "text", None),
@@ -226,8 +229,6 @@ def _scan(path: str, args, label: str):
                  **duckdb_settings(args.memory_limit) if engine == "duckdb" else {}, **reading)
         con = getattr(s.table(), "con", None) if engine == "duckdb" else None
         if con is not None:  # the heartbeat shows how far the running query is
-            from .._progress import watch
-
             watch(con.query_progress)
         return s
     except ImportError:
@@ -238,7 +239,6 @@ def _scan(path: str, args, label: str):
 def _require_records(s, label: str, path: str) -> None:
     """Refuse a file (or directory, glob) with a header but no records, as the pandas path does (issue 26);
     one record is read, not the whole file."""
-    from ..engine._tables import SRC
 
     (found,) = s.table().row(f"SELECT count(*) FROM (SELECT 1 FROM {SRC} LIMIT 1) pysdc_one")
     if not found:
@@ -247,70 +247,27 @@ def _require_records(s, label: str, path: str) -> None:
 
 
 def run_risk(args, keys, weight, hid, ws, out) -> int:
-    """``pysdc risk`` on DuckDB or Spark: measure_risk (household risk too), k-anonymity violations."""
-    import pysdc
-
-    from .._summaries import k_anonymity, threshold_note
-    from ..report._model import K_ANON_KS, risk_distribution
-    from ._common import emit_report
-
+    """``pysdc risk`` on DuckDB or Spark: measure_risk (household risk too) and the k-anonymity violations from
+    its table of key combinations, in the model (``pysdc-risk-1``) and text of the pandas path."""
     stage(f"opening {args.data}")
     data = _scan(args.data, args, "DATA")
     _require_records(data, "DATA", args.data)
     cols = data.columns
-    from ._common import check_columns
-
     for flag, names in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
                         ("--id", [args.id] if args.id else [])):
         check_columns(flag, names, cols, "DATA")
-    from ..engine._risk import writing_individual
-    from ..io import sigterm_as_exception
-
     guard = sigterm_as_exception() if args.output else contextlib.nullcontext()
     with guard, writing_individual(args.output):  # the records are joined to their risks once, written as measured
-        res = ws.run("measure_risk", pysdc.measure_risk, data, keys, w=weight, hid=hid,
+        res = ws.run("measure_risk", measure_risk, data, keys, w=weight, hid=hid,
                      max_global_risk=args.max_global_risk, alpha=args.alpha)
     stage("k-anonymity, risk distribution and the riskiest combinations")
-    comb = res.combinations
-    counts = comb["n"].to_numpy(dtype=np.float64)
-    risk = comb["risk"].to_numpy()
-    n = res.n
-    # k-anonymity violations from the same combination table (measure_risk's fk/Fk, as kAnon_violations)
-    fk, Fk = comb["fk"].to_numpy(), comb["Fk"].to_numpy()
-    from ..core.freq import r_round as _r_round
-
-    rows = []
-    for k in K_ANON_KS:
-        u = int(counts[fk < _r_round(k)].sum())
-        wt = None if weight is None else int(counts[Fk < _r_round(k)].sum())
-        rows.append({"k": k, "unweighted": u, "unweighted_share": u / n if n else None,
-                     "weighted": wt, "weighted_share": None if wt is None or not n else wt / n})
-    # the riskiest first (ties in table order, an undefined risk last), without sorting a copy of the table
-    order = np.argsort(-np.where(np.isnan(risk), -np.inf, risk), kind="stable")[:args.top]
-    top = comb.iloc[order]
-    report = {
-        "format": "pysdc-risk-engine-1",
-        "pysdc_version": pysdc.__version__,
-        "engine": data.engine,
-        "data": {"path": args.data, "n_records": n, "n_columns": len(cols), "n_key_combinations": int(len(comb))},
-        "key_vars": list(keys), "weight": weight, "hid": hid, "alpha": args.alpha,
-        "global": {"expected_reidentifications": res.global_risk_er, "global_risk": res.global_risk,
-                   "global_risk_pct": res.global_risk_pct, "max_global_risk": res.max_global_risk,
-                   "threshold": res.global_threshold,
-                   "threshold_note": threshold_note(res.global_threshold, res.global_risk, res.max_global_risk,
-                                                    risk if n else np.array([]))},
-        "household": None if res.hier_risk_er is None else {
-            "expected_reidentifications": res.hier_risk_er, "risk": res.hier_risk, "risk_pct": res.hier_risk_pct},
-        "k_anonymity": {**k_anonymity(fk, counts), "violations": rows},
-        "individual_risk": risk_distribution(risk, counts),
-        "top_combinations": [{**{k: _plain(r[k]) for k in keys}, "records": int(r["n"]), "fk": float(r["fk"]),
-                              "Fk": float(r["Fk"]), "risk": float(r["risk"])} for r in top.to_dict("records")],
-        "suda2": {"status": "skipped", "error": "SUDA2 needs the records in memory; not computed on an engine"},
-    }
+    report = engine_risk_model(res, keys=keys, w=weight, hid=hid, alpha=args.alpha, top=args.top,
+                               source={"path": args.data, "n_columns": len(cols)}, engine=data.engine,
+                               n_columns=len(cols))
     if args.output:
-        report["output"] = {"path": args.output, "columns": res.individual.columns}
-    memory_note(args.memory_limit, len(comb), quiet=args.quiet)
-    return emit_report(report, ws, args.json, engine_risk_text, out)
+        report["output"] = {"path": args.output, "columns": list(res.individual.columns)}
+    memory_note(args.memory_limit, len(res.combinations), quiet=args.quiet)
+    return emit_report(report, ws, args.json, risk_text, out)
 
 
 #: what pysdc's own part of an engine run takes beside DuckDB's --memory-limit: Python with pandas, pyarrow
@@ -323,8 +280,6 @@ PER_COMBINATION_BYTES = 400
 def memory_note(memory_limit, n_combinations, *, quiet: bool = False) -> None:
     """After a run with ``--memory-limit``: one line on stderr when the process's peak memory went over the
     limit, with the reason (the key-combination table is held by pysdc, outside DuckDB's limit)."""
-    from .._progress import peak_rss
-
     limit, peak = parse_size(memory_limit), peak_rss()
     if quiet or not limit or not peak or peak <= limit:
         return
@@ -337,54 +292,6 @@ def memory_note(memory_limit, n_combinations, *, quiet: bool = False) -> None:
           f"(see docs/engines.md, Memory).", file=sys.stderr, flush=True)
 
 
-def _plain(v):
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return None
-    return v.item() if hasattr(v, "item") else v
-
-
-def _fmt(v, digits: int = 6) -> str:
-    if v is None or (isinstance(v, float) and not np.isfinite(v)):
-        return "NA" if v is None or np.isnan(v) else str(v)
-    return f"{v:.{digits}g}"
-
-
-def engine_risk_text(r: dict) -> str:
-    d = r["data"]
-    g = r["global"]
-    L = [f"Re-identification risk of {d['path']} ({r['engine']}): {d['n_records']:,} records, "
-         f"{d['n_key_combinations']:,} key combinations",
-         f"  keys: {', '.join(r['key_vars'])}" + (f"; weight {r['weight']}" if r["weight"] else "")
-         + (f"; households {r['hid']}" if r["hid"] else ""), "",
-         "Global risk (sdcMicro's measure_risk)",
-         f"  expected re-identifications  {_fmt(g['expected_reidentifications'])}",
-         f"  global risk                  {_fmt(g['global_risk'])} ({_fmt(g['global_risk_pct'], 4)} %)",
-         f"  threshold for {g['max_global_risk']:g}        {_fmt(g['threshold'])}"
-         + (f"  ({g['threshold_note']})" if g["threshold_note"] else "")]
-    if r["household"]:
-        h = r["household"]
-        L += ["", "Household risk",
-              f"  expected re-identifications  {_fmt(h['expected_reidentifications'])}",
-              f"  household risk               {_fmt(h['risk'])} ({_fmt(h['risk_pct'], 4)} %)"]
-    k = r["k_anonymity"]
-    L += ["", "k-anonymity violations (sdcMicro's kAnon_violations)",
-          "  k   fk < k" + ("        Fk < k" if r["weight"] else "")]
-    for row in k["violations"]:
-        L.append(f"  {row['k']}   {row['unweighted']:>10,}" + (f"    {row['weighted']:>10,}" if r["weight"] else ""))
-    q = r["individual_risk"]["quantiles"]
-    L += ["", "Individual risk quantiles: " + ", ".join(f"{p} {_fmt(v, 4)}" for p, v in q.items())]
-    if r["top_combinations"]:
-        L += ["", "Riskiest key combinations"]
-        for row in r["top_combinations"]:
-            keys = ", ".join(f"{kk}={row[kk]}" for kk in r["key_vars"])
-            L.append(f"  {keys}: {row['records']} record(s), fk {_fmt(row['fk'])}, Fk {_fmt(row['Fk'])}, "
-                     f"risk {_fmt(row['risk'])}")
-    L += ["", "SUDA2: not computed (needs the records in memory)"]
-    if r.get("output"):
-        L += ["", f"Per-record risk written to {r['output']['path']} ({', '.join(r['output']['columns'])})"]
-    return "\n".join(L)
-
-
 def write_pandas_output(path: str, data, individual, id_col: str | None) -> None:
     """``--output`` on the pandas path: position (or the id column) and the per-record risk columns."""
     import pandas as pd
@@ -392,75 +299,84 @@ def write_pandas_output(path: str, data, individual, id_col: str | None) -> None
     front = (pd.DataFrame({id_col: data[id_col].to_numpy()}) if id_col
              else pd.DataFrame({"position": np.arange(len(individual), dtype=np.int64)}))
     table = pd.concat([front, individual.reset_index(drop=True)], axis=1)
-    from ..io import atomic_output
 
     with atomic_output(path, make_parents=True) as tmp:  # the caller checked path (check_risk_output)
         table.to_parquet(tmp, index=False)
 
 
-def run_utility(args, orig_path, masked_path, vars_, scales, ws, out) -> int:
-    """``pysdc utility`` on DuckDB or Spark: dUtility's IL1, IL1s and eigen, IL_correl, IL_variables."""
-    import pysdc
-
-    from ..engine._loss import utility_engine
-    from ._common import emit_report
-
+def run_utility(args, orig_path, masked_path, keys, nums, scales, ws, out, *, render=utility_text,
+                split_by_class: bool = False) -> int:
+    """``pysdc utility`` on DuckDB or Spark: dUtility's IL1, IL1s and eigen, IL_correl and IL_variables on the
+    variables :func:`pysdc.problem.utility_columns` gives (the rule of the pandas path), in the model
+    (``pysdc-utility-1``) and text of the pandas path; what needs the records in memory is said skipped.
+    ``keys``, ``nums``: the categorical and numeric variables named (``nums`` None: the default ones)."""
     stage(f"opening {orig_path} and {masked_path}")
     x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")
     _require_records(x, "ORIGINAL", orig_path)
     _require_records(xm, "MASKED", masked_path)
     hx, hm = x.columns, xm.columns
-    from .._selection import default_variables
-    from ._common import check_columns
-
+    tx, tm = x.table(), xm.table()
+    keys = list(keys or [])
     chosen = None
-    if vars_ is None:  # the default: the double columns but weight, household id, ids and keys (issue 26)
-        keys = [c for c in (getattr(args, "keys", None) or []) for c in str(c).split(",") if c.strip()]
+    if nums is None:  # the default: the double columns but weight, household id, ids and keys (issue 26)
         common = [c for c in hx if c in hm and c != args.id]
-        tx, tm = x.table(), xm.table()
         chosen = default_variables(common, {c: tx.rclass(c) for c in common}, {c: tm.rclass(c) for c in common},
                                    weight=args.weight, hid=getattr(args, "hid", None), keys=keys,
                                    wanted=list(scales or {}))
-        vars_ = [c.strip() for c in keys] + chosen["taken"]
-        if not vars_:
+        nums = list(chosen["taken"])
+        if not keys and not nums:
             raise InvalidParameterError("no variable to compare: ORIGINAL and MASKED have no double (numeric) column "
                                         "but those left out (" + "; ".join(f"{c}: {why}" for c, why in
                                                                           chosen["excluded"].items())
                                         + "); name the variables with --numeric a,b or --keys a,b.")
+    vars_ = keys + [c for c in nums if c not in keys]
     for label, header in (("ORIGINAL", hx), ("MASKED", hm)):
         check_columns("--keys/--numeric/--id", vars_ + ([args.id] if args.id else []), header, label)
-    keep = vars_ + ([args.id] if args.id else [])
-    xs = _select(x, keep, args)
-    xms = _select(xm, keep, args)
-    numeric = [c for c in vars_ if xs.table().rclass(c) in ("numeric", "integer", "logical")]
-    report = {"format": "pysdc-utility-engine-1", "pysdc_version": pysdc.__version__, "engine": xs.engine,
-              "original": {"path": orig_path}, "masked": {"path": masked_path}, "variables": vars_,
-              "paired_by": args.id or "position", "d_utility": {}}
-    if chosen is not None:
-        report["variable_selection"] = {"numeric_taken": chosen["taken"], "keys": vars_[:len(vars_) - len(chosen["taken"])],
-                                        "left_out": chosen["excluded"]}
+    cls_x, cls_xm = {c: tx.rclass(c) for c in vars_}, {c: tm.rclass(c) for c in vars_}
+    if split_by_class:  # the deprecated --vars: a variable is numeric when it is a number in ORIGINAL
+        keys = [c for c in vars_ if c in keys or cls_x[c] not in ("numeric", "integer", "logical")]
+        nums = [c for c in vars_ if c not in keys]
+    bad = {c: cls_x[c] for c in nums if cls_x[c] not in ("numeric", "integer", "logical")}
+    if bad:
+        raise InvalidParameterError(f"--numeric must name numeric variables; {bad} are not. Declare categorical "
+                                    "variables with --keys.")
+    unknown = [c for c in (scales or {}) if c not in vars_]
+    if unknown:
+        raise InvalidParameterError(f"--scale names column(s) {unknown} that are not among the variables used "
+                                    f"({', '.join(vars_)}).")
+    cols = utility_columns(keys, nums, cls_x, cls_xm, scales)
+    ilv = cols["il_variables"]
+    ident = [args.id] if args.id else []
     stage("dUtility IL1, IL1s, eigen, IL_correl and IL_variables (three passes over the records)")
-    res = ws.run("utility", utility_engine, xs, xms, numeric, scales or None)
-    if numeric:
-        report["d_utility"] = {m: float(r.value) for m, r in res["d_utility"].items()}
-        report["d_utility"]["robeigen"] = None
-        cor = res.get("il_correl")
-        if isinstance(cor, InvalidParameterError):
-            report["il_correl"] = None
-            report["il_correl_error"] = str(cor)
-        else:
-            report["il_correl"] = float(cor.value)
-    iv = res.get("il_variables")
-    if isinstance(iv, InvalidParameterError):
-        report["il_variables"] = {"value": None, "error": str(iv)}
-    elif iv is not None:
-        report["il_variables"] = {"value": iv.value, "per_variable": {k: float(v) for k, v in iv.per_variable.items()}}
+    if set(ilv) == set(vars_):
+        res = ws.run("utility", utility_engine, _select(x, vars_ + ident, args), _select(xm, vars_ + ident, args),
+                     nums, cols["scales"] or None)
+    else:  # IL_variables leaves a variable out (another class in MASKED): its own pass over the others
+        res = ws.run("utility", utility_engine, _select(x, nums + ident, args), _select(xm, nums + ident, args),
+                     nums, None) if nums else {"d_utility": {}}
+        res.pop("il_variables", None)
+        if ilv:
+            iv = ws.run("utility", utility_engine, _select(x, ilv + ident, args), _select(xm, ilv + ident, args), [],
+                        cols["scales"] or None)
+            res["il_variables"] = iv.get("il_variables")
+    n_x = _count(x)
+    n_xm = n_x if args.id is None else _count(xm)
+    report = engine_utility_model(res, variables={**cols, "keys": keys}, engine=x.engine, n_x=n_x, n_xm=n_xm,
+                                  cols_x=len(hx), cols_xm=len(hm), original={"path": orig_path},
+                                  masked={"path": masked_path}, selected=vars_, paired_by=args.id or "position")
+    if chosen is not None:
+        report["variable_selection"] = {"numeric_taken": chosen["taken"], "keys": keys,
+                                        "left_out": chosen["excluded"]}
     memory_note(args.memory_limit, None, quiet=args.quiet)
-    return emit_report(report, ws, args.json, engine_utility_text, out)
+    return emit_report(report, ws, args.json, render, out)
+
+
+def _count(s) -> int:
+    (n,) = s.table().row(f"SELECT count(*) FROM {SRC}")
+    return int(n)
 
 
 def _select(s, cols, args):
-    from ..engine._tables import scan
 
     native = s.relation()
     if s.table().kind == "duckdb":
@@ -468,21 +384,3 @@ def _select(s, cols, args):
     else:
         sub = native.select(*cols)
     return scan(sub, id=args.id)
-
-
-def engine_utility_text(r: dict) -> str:
-    L = [f"Information loss of {r['masked']['path']} against {r['original']['path']} ({r['engine']}; records "
-         f"paired by {r['paired_by']})", f"  variables: {', '.join(r['variables'])}", ""]
-    if r["d_utility"]:
-        L.append("dUtility")
-        for m, v in r["d_utility"].items():
-            L.append(f"  {m:<9} {_fmt(v, 8) if v is not None else 'not computed (needs the records in memory)'}")
-    if "il_correl" in r:
-        L.append(f"IL_correl   {_fmt(r['il_correl'], 8) if r['il_correl'] is not None else r.get('il_correl_error')}")
-    iv = r.get("il_variables") or {}
-    if iv.get("value") is not None:
-        L.append(f"IL_variables {_fmt(iv['value'], 8)}")
-        L += [f"  {k:<12} {_fmt(v, 8)}" for k, v in iv["per_variable"].items()]
-    elif iv:
-        L.append(f"IL_variables: {iv.get('error')}")
-    return "\n".join(L)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 
 from .._errors import InvalidParameterError
+from ..problem import SdcProblem, write_report
+from .risk import add_collation_flag, flags_for
 from ._common import (
     FORMATS,
     UsageError,
@@ -73,8 +75,6 @@ def add_parser(sub) -> None:
     r.add_argument("--no-plots", action="store_true", help="no figures (tables only)")
     r.add_argument("--schema", metavar="S", help="schema JSON of ORIGINAL (default: its sidecar, if any)")
     r.add_argument("--masked-schema", metavar="S", help="schema JSON of MASKED (default: its sidecar, else --schema)")
-    from .risk import add_collation_flag
-
     add_collation_flag(r)
     add_type_flags(r)
     r.add_argument("--quiet", action="store_true",
@@ -84,9 +84,6 @@ def add_parser(sub) -> None:
 
 
 def run(args, out) -> int:
-    from ..problem import SdcProblem
-    from ..report._html import write_report
-
     ws = Warnings()
     rescue_positionals(args, ["original", "masked"], ["keys", "numeric", "sensitive"])
     regression, where = args.regression, args.regression_where
@@ -159,7 +156,7 @@ def run(args, out) -> int:
         problem = ws.run("specification", SdcProblem, x, keys, num_vars=num, w=weight, hid=hid, strata=args.strata,
                          sensitive=sensitive, collation=args.collation)
     except InvalidParameterError as exc:  # the library's argument names -> the command's flags
-        raise InvalidParameterError(_flags(str(exc))) from None
+        raise InvalidParameterError(flags_for(str(exc))) from None
     with sigterm_as_exception():
         path = ws.run("report", write_report, problem, xm, out_path, title=args.title, regression=regression,
                       regression_where=where, estimates=args.estimate, random_state=args.random_state,
@@ -168,15 +165,3 @@ def run(args, out) -> int:
     print(f"wrote {path}", file=out)
     ws.emit(sys.stderr)
     return 0
-
-
-_FLAGS = (("key_vars", "--keys"), ("num_vars", "--numeric"), ("sensitive", "--sensitive"), ("w", "--weight"),
-          ("hid", "--hid"), ("strata", "--strata"))
-
-
-def _flags(message: str) -> str:
-    import re
-
-    for name, flag in _FLAGS:
-        message = re.sub(rf"(?<![\w'-]){name}(?![\w'])", flag, message)
-    return message

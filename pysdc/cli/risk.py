@@ -6,8 +6,8 @@ import math
 from pathlib import Path
 
 from .._errors import InvalidParameterError
-from ..problem import as_sdc_keys
-from ..report import risk_report, risk_text
+from ..problem import DEFAULT_COLLATION, SdcProblem
+from ..report import risk_text
 from ._common import (
     FORMATS,
     UsageError,
@@ -146,40 +146,58 @@ def run(args, out) -> int:
     needed = [*keys, weight, hid, args.id, *(categorical or []), *ordered, *numeric_in_data]
     data = load(path, args.schema, "DATA", ws, args.na, columns=read_columns(path, needed), text=text)
     data = declare(data, "DATA", categorical, ordered)
-    # text key variables become factors first, as sdcMicro's createSdcObj makes them
-    data = ws.run("key variables", as_sdc_keys, data, keys, collation=args.collation, what="risk")
-    x = xm = masked = None
+    x, xm, masked = data, None, None
     if numeric:
         if not args.demo:
             warn_same_file(x_path, masked_path, "DATA and MASKED",
                            "every record is its own nearest match (dRisk and dRiskRMD at their maximum)", ws)
-        x = data if x_path == path else load(x_path, None, "ORIGINAL", ws, args.na, columns=numeric,
-                                                flag="--numeric")
+        if x_path != path:  # the demo's masked release measured, its numeric variables against the original's
+            x = load(x_path, None, "ORIGINAL", ws, args.na, columns=[c for c in dict.fromkeys(
+                [*keys, weight, hid, *numeric]) if c], flag="--numeric")
         xm = _load_masked(masked_path, args, numeric, ws, len(x))
         masked = {"path": masked_shown}
-    measured = None
-    if args.output:  # the per-record risk is written too: measure_risk once, for both
-        from .. import measure_risk
-
-        measured = ws.run("measure_risk", measure_risk, data, keys, w=weight, hid=hid,
-                          max_global_risk=args.max_global_risk, alpha=args.alpha)
-    report = risk_report(data, keys, w=weight, hid=hid, max_global_risk=args.max_global_risk, alpha=args.alpha,
-                         top=args.top, source={"path": shown, "n_columns": len(header)}, run=ws.run,
-                         suda=not args.no_suda, numeric=numeric, x=x, xm=xm, masked=masked,
-                         drisk_k=args.drisk_k, random_state=args.random_state, measured=measured)
+    # the problem (text key variables become factors, as sdcMicro's createSdcObj makes them), then its risk
+    problem = _problem(ws, x, keys, numeric or (), weight, hid, args.collation)
+    res = ws.run("risk", problem.risk, max_global_risk=args.max_global_risk, alpha=args.alpha,
+                 suda=not args.no_suda, data=None if x is data else data, masked=xm, drisk_k=args.drisk_k,
+                 random_state=args.random_state, run=ws.run)
+    report = res.to_dict(top=args.top, source={"path": shown, "n_columns": len(header)})
+    if report["distance"] is not None:
+        report["distance"]["masked"]["path"] = masked["path"]
     if args.output:  # the per-record risk (position or --id, risk, fk, Fk, hier_risk)
         from ..io import sigterm_as_exception
         from ._engine import write_pandas_output
 
         with sigterm_as_exception():
-            write_pandas_output(args.output, data, measured.individual, args.id)
+            write_pandas_output(args.output, data, res.measure_risk.individual, args.id)
+        report["output"] = {"path": args.output, "columns": [args.id or "position",
+                                                             *res.measure_risk.individual.columns]}
     return emit_report(report, ws, args.json, risk_text, out)
+
+
+_FLAGS = (("key_vars", "--keys"), ("num_vars", "--numeric"), ("sensitive", "--sensitive"), ("w", "--weight"),
+          ("hid", "--hid"), ("strata", "--strata"))
+
+
+def flags_for(message: str) -> str:
+    """A message of :class:`pysdc.SdcProblem` with the library's argument names as the command's flags."""
+    import re
+
+    for name, flag in _FLAGS:
+        message = re.sub(rf"(?<![\w'-]){name}(?![\w'])", flag, message)
+    return message
+
+
+def _problem(ws: Warnings, data, keys, numeric, weight, hid, collation):
+    try:
+        return ws.run("specification", SdcProblem, data, keys, num_vars=list(numeric), w=weight, hid=hid,
+                      collation=collation)
+    except InvalidParameterError as exc:  # the library's argument names -> the command's flags
+        raise InvalidParameterError(flags_for(str(exc))) from None
 
 
 def add_collation_flag(p) -> None:
     """``--collation``: the order of the factor levels made from text key variables."""
-    from ..problem import DEFAULT_COLLATION
-
     p.add_argument("--collation", choices=("icu", "C"), default=DEFAULT_COLLATION,
                    help="text key variables become factors, as sdcMicro's createSdcObj makes them; their levels "
                         "are sorted as R sorts text: 'icu' (R in a UTF-8 locale, R's default on Linux and macOS) "

@@ -6,7 +6,10 @@ from pathlib import Path
 
 from .._errors import InvalidParameterError
 from .._selection import default_variables
-from ..report import utility_report, utility_text
+from .._types import r_class
+from ..problem import SdcProblem
+from ..report import utility_text
+from .risk import flags_for
 from ._common import (
     FORMATS,
     UsageError,
@@ -108,7 +111,9 @@ def run(args, out) -> int:
                 raise UsageError("--estimate, --regression and --plots need the records in memory: use --engine pandas.")
             from ._engine import run_utility
 
-            return run_utility(args, orig_path, masked_path, _explicit_vars(args), parse_scales(args.scale), ws, out)
+            keys, nums = _roles(args)
+            return run_utility(args, orig_path, masked_path, keys, nums, parse_scales(args.scale), ws, out,
+                               render=_render, split_by_class=getattr(args, "vars", None) is not None)
         if args.id is not None:
             raise UsageError("--id pairs the records on an engine; with --engine pandas (or a small file) the records "
                              "are paired by position: use --engine duckdb to pair them by --id.")
@@ -155,7 +160,7 @@ def run(args, out) -> int:
         _check_plots_dir(args.plots, [orig_path, masked_path, args.schema, args.masked_schema])
     extra = []  # columns the estimates, regressions and weight need beyond the compared variables
     if estimates or regressions:
-        from ..report._benchmarks import referenced_columns
+        from ..problem._benchmarks import referenced_columns
 
         extra = referenced_columns(estimates + regressions, hx)
         if args.weight is not None:
@@ -186,8 +191,6 @@ def run(args, out) -> int:
     x = declare(x, "ORIGINAL", categorical, ordered)
     xm = declare(xm, "MASKED", categorical, ordered)
     if chosen is None and _explicit_vars(args) is None and not args.demo:
-        from .._types import r_class
-
         # columns declared --categorical / --ordered are meant: compared as categorical, like --keys
         keys = keys + [c for c in [*(categorical or []), *ordered] if c not in keys]
         chosen = default_variables(vars_, {c: r_class(x[c]) for c in vars_}, {c: r_class(xm[c]) for c in vars_},
@@ -204,17 +207,29 @@ def run(args, out) -> int:
         raise InvalidParameterError(f"--scale names column(s) {bad_scale} that are not among the variables used "
                                     f"({', '.join(vars_)}).")
     listed = _explicit_vars(args) is None and not args.demo
-    report = utility_report(
-        x[vars_], xm[vars_], vars_=vars_, scales=scales, random_state=args.random_state,
-        original={"path": shown[0], "n_columns": len(hx)}, masked={"path": shown[1], "n_columns": len(hm)},
-        only_in=(only_x, only_xm) if listed else ([], []), run=ws.run,
-    )
+    # the roles: categorical (--keys, --categorical, --ordered) and numeric variables; with the deprecated
+    # --vars (or the demo's list) a variable is numeric when it is a number in ORIGINAL
+    if chosen is not None:
+        nums = list(chosen["taken"])
+    elif split_names(args.numeric, "--numeric") is not None and getattr(args, "vars", None) is None:
+        nums = [c for c in vars_ if c not in keys]
+    else:
+        nums = [c for c in vars_ if c not in keys and r_class(x[c]) in ("numeric", "integer", "logical")]
+    cats = [c for c in vars_ if c not in nums]
+    try:
+        problem = ws.run("specification", SdcProblem.for_utility, x, cats, num_vars=nums)
+    except InvalidParameterError as exc:  # the library's argument names -> the command's flags
+        raise InvalidParameterError(flags_for(str(exc))) from None
+    res = ws.run("utility", problem.utility, xm, random_state=args.random_state, scales=scales or None, run=ws.run)
+    report = res.to_dict(original={"path": shown[0], "n_columns": len(hx)},
+                         masked={"path": shown[1], "n_columns": len(hm)}, selected=vars_,
+                         only_in=(only_x, only_xm) if listed else ([], []))
     if chosen is not None:
         report["variable_selection"] = {"numeric_taken": chosen["taken"], "keys": keys,
                                         "left_out": chosen["excluded"]}
     comparisons = {}
     if estimates or regressions:
-        from ..report._benchmarks import benchmark_section
+        from ..problem._benchmarks import benchmark_section
 
         report["benchmarks"], comparisons = benchmark_section(
             x, xm, estimates=estimates, regressions=regressions, w=args.weight, family=args.family,
@@ -310,6 +325,20 @@ def _explicit_vars(args) -> list | None:
     if both:
         raise UsageError(f"--numeric and --keys both name {both}; a variable is numeric or categorical.")
     return keys + numeric
+
+
+def _roles(args) -> tuple[list, list | None]:
+    """The categorical (--keys) and numeric (--numeric) variables named; numeric None: the default ones (with the
+    deprecated --vars: the variables named, split by their type later)."""
+    keys = split_names(args.keys, "--keys") or []
+    old = split_names(getattr(args, "vars", None), "--vars")
+    if old is not None:
+        return keys, old
+    numeric = split_names(args.numeric, "--numeric")
+    both = [c for c in (numeric or []) if c in keys]
+    if both:
+        raise UsageError(f"--numeric and --keys both name {both}; a variable is numeric or categorical.")
+    return keys, numeric
 
 
 def _record_id(s) -> bool:

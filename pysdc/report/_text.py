@@ -6,8 +6,8 @@ from .._format import MAX_WIDTH as _MAX_WIDTH
 from .._format import fmt as _fmt
 from .._format import text_table as _table
 from .._format import wrap as _wrap
-from ._model import LITERATURE_INFO as _LITERATURE_INFO
-from ._model import MEASURE_INFO as _MEASURE_INFO
+from ._info import LITERATURE_INFO as _LITERATURE_INFO
+from ._info import MEASURE_INFO as _MEASURE_INFO
 from .._summaries import (  # noqa: F401  (re-exported: the renderers of single results)
     freq_calc_text,
     indiv_risk_text,
