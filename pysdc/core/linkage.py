@@ -229,6 +229,7 @@ def nn_link(original: np.ndarray, masked: np.ndarray, truth: np.ndarray, *, tol:
     del dq, iq
     if k == 1:
         d = np.concatenate([d, np.full((n_m, 1), np.inf)], axis=1)
+        idx = np.concatenate([idx, np.full((n_m, 1), -2, dtype=np.int64)], axis=1)
     d1, d2 = d[:, 0], d[:, 1]
     true_d = np.full(n_m, np.nan)
     diff = masked[has] - original[truth[has]]
@@ -239,9 +240,19 @@ def nn_link(original: np.ndarray, masked: np.ndarray, truth: np.ndarray, *, tol:
         n_tied[tied] = tree.query_ball_point(masked[tied], r=d1[tied] + tol, return_length=True,
                                              workers=workers)
         n_tied = np.maximum(n_tied, 1)
+    # the own original's distance is compared with the neighbours' distances computed the same way (the
+    # tree's arithmetic may differ in the last bit)
+    def _dist(col):
+        ok = np.isfinite(d[:, col])
+        out = np.full(n_m, np.inf)
+        diff = masked[ok] - original[idx[ok, col]]
+        out[ok] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        return out
+
+    e1, e2 = _dist(0), _dist(1)
     with np.errstate(invalid="ignore"):
-        hit = has & (true_d <= d1 + tol)
-        second = has & (true_d <= d2 + tol)
+        hit = has & ((idx[:, 0] == truth) | (true_d <= e1 + tol))
+        second = has & (hit | (idx[:, 1] == truth) | (true_d <= e2 + tol))
     score = np.where(hit, 1.0 / n_tied, 0.0)
     return {"nearest": idx[:, 0].astype(np.int64), "distance": d1, "n_tied": n_tied, "true_distance": true_d,
             "score": score, "second": second}
