@@ -24,6 +24,7 @@ if [ "$#" -eq 0 ]; then
     for m in make_cases_*.py; do  # case lists of measures that keep their own
         [ -e "$m" ] && python3 "$m"
     done
+    set -- "$@" protect_recode  # the recoding methods (issue 28): generate_protect_recode.R
 fi
 for f in "$@"; do
     Rscript "generate_$f.R"

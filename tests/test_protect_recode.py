@@ -115,6 +115,49 @@ def test_mv_top_coding_warns_about_arguments_sdcmicro_ignores():
         mv_top_coding(x, center=[0.0, 0.0], random_state=1)
 
 
+def _examples() -> dict:
+    """A small valid call of every method (the invalid values below are generated from the declarations)."""
+    df = pd.DataFrame({"x": [1.0, 5.0, 12.0, np.nan, 30.0, 2.0], "f": pd.Categorical(list("abcabc")),
+                       "y": [2.0, 4.0, 13.0, 7.0, 29.0, 1.0]})
+    return {
+        "global_recode": dict(data=df, column="x", breaks=[0, 10, 40]),
+        "group_and_rename": dict(data=df, var="f", before=["a"], after="z"),
+        "top_bot_coding": dict(data=df, column="x", value=10.0, replacement=10.0),
+        "mv_top_coding": dict(x=df[["x", "y"]], maha=np.arange(6.0), center=[1.0, 1.0]),
+    }
+
+
+def _invalid_calls():
+    out = []
+    for m in METHODS:
+        ok = _examples()[m.python]
+        for name, constraint in m.params.items():
+            for bad in constraint.invalid_values(name, ok):
+                out.append(pytest.param(m, name, bad, id=f"{m.python}-{name}-{bad!r}"[:80]))
+    return out
+
+
+@pytest.mark.parametrize("m", METHODS, ids=lambda m: m.python)
+def test_examples_run_and_do_not_modify_their_input(m):
+    ok = _examples()[m.python]
+    frame = next(v for v in ok.values() if isinstance(v, pd.DataFrame))
+    before = frame.copy(deep=True)
+    out = m.native(**ok)
+    assert isinstance(out, pd.DataFrame) and out is not frame
+    pd.testing.assert_frame_equal(frame, before)
+
+
+@pytest.mark.parametrize(("m", "name", "bad"), _invalid_calls())
+def test_declared_invalid_values_are_refused_natively_and_by_the_bridge(m, name, bad):
+    from pysdc.r._methods import METHOD_WRAPPERS
+
+    call = {**_examples()[m.python], name: bad}
+    with pytest.raises(InvalidParameterError):
+        m.native(**call)
+    with pytest.raises(InvalidParameterError):  # validated before R starts
+        METHOD_WRAPPERS[m.python](**call)
+
+
 def test_global_recode_is_vectorised_at_scale():
     x = pd.DataFrame({"x": np.random.default_rng(0).lognormal(10, 1, 200_000)})
     out = global_recode(x, "x", 10)
