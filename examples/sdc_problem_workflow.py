@@ -26,8 +26,8 @@ The same in Python with :class:`pysdc.SdcProblem` (no R)::
     pysdc.measure_risk(problem)          # every native function takes the problem as its data
 
 pysdc measures; it does not mask. The masked file comes from your masking (sdcMicro, another tool,
-or ``pysdc.r.SdcObj``'s methods: ``problem.to_r().local_suppression(k=3)...``, whose masked data
-:func:`native_workflow` measures the same way -- that is how the native and the R route are compared).
+or ``pysdc.r.SdcObj``'s methods: ``pysdc.r.SdcObj.from_problem(problem).local_suppression(k=3)...``, whose
+masked data :func:`native_workflow` measures the same way -- that is how the native and the R route are compared).
 
 Run ``python examples/sdc_problem_workflow.py [report.html]``.
 """

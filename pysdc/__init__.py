@@ -9,12 +9,17 @@ Disclosure risk: :func:`freq_calc`, :func:`indiv_risk`, :func:`measure_risk`,
 :func:`ldiversity`; the handbook's toolbox: :func:`suda2` (special uniques),
 :func:`k_anon_violations`, :func:`mod_risk` (log-linear model risk), :func:`d_risk` and
 :func:`d_risk_rmd` (interval and robust-distance risk for continuous variables);
-:func:`entropy_risk` (literature, native only). The analysts' checks of the practice guide (native
+:func:`entropy_risk` (literature, native only); record linkage of the masked to the original records:
+:func:`record_linkage` (sdcMicro's recordLinkage), :func:`nn_linkage` and :func:`prob_linkage` (native
+only). The analysts' checks of the practice guide (native
 only): :func:`gini`, :func:`ci_overlap`, :func:`compare_estimates`, :func:`compare_regression`;
 plots in :mod:`pysdc.plots` (``pip install "pysdc-measures[plots]"``).
 
-Every measure is declared once in the registry :mod:`pysdc._registry`. sdcMicro's
-measures executed by sdcMicro itself live in :mod:`pysdc.r` (importing it does not start R). ``import pysdc`` never imports rpy2.
+Every measure is declared once in the registry :mod:`pysdc._registry` (tests/test_foreign_args.py checks that
+this catalogue names every entry); each takes an :class:`SdcProblem` in place of its data, and the frequency
+and sdcMicro loss measures a DuckDB relation, a Spark DataFrame or :func:`pysdc.scan` (:mod:`pysdc._foreign`).
+sdcMicro's measures executed by sdcMicro itself live in :mod:`pysdc.r` (importing it does not start R).
+``import pysdc`` never imports rpy2.
 """
 
 from ._errors import (

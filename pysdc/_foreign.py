@@ -65,7 +65,7 @@ __all__ = ["measure", "Declaration", "declared_measure", "bind", "is_problem", "
            "NO_ENGINE"]
 
 #: what a problem in a frame argument stands for (see the module docstring)
-SELECTIONS = ("data", "numeric", "variables")
+SELECTIONS = ("data", "numeric", "keys", "variables")
 #: the reason given for a measure that declares no engine
 NO_ENGINE = "it has no engine implementation"
 #: measure argument -> the specification's entry that fills it
@@ -78,7 +78,7 @@ class Declaration:
 
     Attributes
     ----------
-    selects : {"data", "numeric", "variables"}
+    selects : {"data", "numeric", "keys", "variables"}
         What a problem in a frame argument stands for.
     engine : callable or None
         The function computing the measure on an engine's table (:mod:`pysdc.engine`), called with the
@@ -154,12 +154,13 @@ def from_problem(fname: str, sig: inspect.Signature, params: dict, decl: Declara
         problems = {n: as_problem(p, "manipulated") for n, p in problems.items()}
     spec = (problems.get("x") or next(iter(problems.values()))).specification
     if pair and decl.selects != "data":
-        numeric = decl.selects == "numeric"
-        cols = list(spec["num_vars"]) if numeric else [*spec["key_vars"], *spec["num_vars"]]
+        cols = {"numeric": list(spec["num_vars"]), "keys": list(spec["key_vars"]),
+                "variables": [*spec["key_vars"], *spec["num_vars"]]}[decl.selects]
         if not cols:
+            what = {"numeric": "numeric variables (num_vars)", "keys": "key variables", "variables": "variables"}
             raise InvalidParameterError(
-                f"{fname}: the SdcProblem declares no {'numeric variables (num_vars)' if numeric else 'variables'} "
-                "for this measure; pass DataFrames with the variables to compare."
+                f"{fname}: the SdcProblem declares no {what[decl.selects]} for this measure; pass DataFrames with "
+                "the variables to compare."
             )
         for name in ("x", "xm"):
             v = problems[name].data if name in problems else out.get(name)
@@ -285,7 +286,7 @@ def measure(params: dict, *, selects: str = "data", engine: Callable | str = NO_
     ----------
     params : dict
         The declared constraints (:func:`pysdc._validation.validate_params`).
-    selects : {"data", "numeric", "variables"}
+    selects : {"data", "numeric", "keys", "variables"}
         What a problem in a frame argument stands for (module docstring).
     engine : callable or str
         The engine function (:mod:`pysdc.engine`; it takes the measure's parameters in order), or why

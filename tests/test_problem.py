@@ -1,5 +1,5 @@
 """pysdc.SdcProblem: validation up front, numbers equal to the individual functions and to sdcMicro's, and a
-problem in place of a measure's data (pysdc._problem_args)."""
+problem in place of a measure's data (pysdc._foreign)."""
 
 from __future__ import annotations
 

@@ -233,7 +233,7 @@ def test_to_problem_and_back(sdc, testdata):
     pd.testing.assert_frame_equal(pm.data, ls.manip_data)
     with pytest.raises(pysdc.InvalidParameterError, match="'original' or 'manipulated'"):
         sdc.to_problem(data="masked")
-    back = p.to_r()
+    back = pr.SdcObj.from_problem(p)
     assert isinstance(back, pr.SdcObj) and back.specification == sdc.specification
     close(back.risk["global"]["risk_ER"], sdc.risk["global"]["risk_ER"])
 

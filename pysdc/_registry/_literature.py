@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._results import EntropyResult, HellingerResult, ILEntropyResult
 from ..loss import (
     CategoricalLossResult,
     ContinuousLossResult,
@@ -46,9 +47,9 @@ def _mixed_pair() -> dict:
     return {"x": pd.concat([num["x"], cat["x"]], axis=1), "xm": pd.concat([num["xm"], cat["xm"]], axis=1)}
 
 
-def _literature(python, native, result, notes, fields, example) -> Measure:
+def _literature(python, native, result, notes, fields, example, **info) -> Measure:
     return Measure(python, "", "loss", native, result, arguments=native_arguments(native),
-                   fields=dict.fromkeys(fields), notes=notes, bridge=False, example=example)
+                   fields=dict.fromkeys(fields), notes=notes, bridge=False, example=example, **info)
 
 
 ENTRIES: tuple[Measure, ...] = (
@@ -58,27 +59,48 @@ ENTRIES: tuple[Measure, ...] = (
         "Yancey–Winkler–Creecy IL1, Todorova's GILCV",
         ("table", "il1", "gilcv", "n", "n_used", "zero_originals", "capped", "max_variation", "variables"),
         _loss_pair,
+        description="continuous variables: GILCV (mean relative variation, %), Yancey, Winkler & Creecy's IL1 (mean "
+                    "per cell) and the discrepancy table (MSE, MAE, mean variation of X, means, covariances, "
+                    "correlations ...).",
+        citation="Domingo-Ferrer, Mateo-Sanz & Torra 2001; Yancey, Winkler & Creecy 2002; Todorova",
+        section="utility",
     ),
     _literature(
         "il_categorical", il_categorical, CategoricalLossResult,
         "direct comparison, contingency-table loss (CTBIL), entropy-based loss (EBIL, PRIL)",
         ("direct", "ctbil", "ctbil_normalized", "ebil", "pril", "n", "n_cells", "max_dim"),
         _categorical_pair,
+        description="categorical variables: direct (share of changed values per variable), contingency-table loss "
+                    "normalised, entropy-based loss EBIL per variable.",
+        citation="direct comparison, CTBIL, EBIL (Domingo-Ferrer & Torra 2001)",
+        section="utility",
     ),
     _literature(
-        "hellinger", hellinger, pd.Series,
+        "hellinger", hellinger, HellingerResult,
         "Hellinger distance between each variable's distributions in x and xm (mean: GHD)",
-        (), _mixed_pair,
+        ("per_variable", "ghd", "bins", "n_x", "n_xm"), _mixed_pair,
+        description="distance between each variable's distributions in ORIGINAL and MASKED, 0 (same) to 1; GHD is "
+                    "their mean.",
+        citation="Hellinger distance (Todorova)",
+        section="utility-per-variable",
     ),
     _literature(
-        "entropy", entropy, pd.Series,
+        "entropy", entropy, EntropyResult,
         "Shannon entropy of each variable's frequency distribution (natural log)",
-        (), lambda: {"data": _categorical_pair()["x"]},
+        ("per_variable", "n"), lambda: {"data": _categorical_pair()["x"]},
+        description="Shannon entropy (natural log) of each variable's frequency distribution: how spread its values "
+                    "are.",
+        citation="Torra & Carlson 2013",
+        section="utility-per-variable",
     ),
     _literature(
-        "il_entropy", il_entropy, pd.Series,
+        "il_entropy", il_entropy, ILEntropyResult,
         "entropy-based information loss per variable, |H(xm) − H(x)|",
-        (), _categorical_pair,
+        ("per_variable", "entropy_x", "entropy_xm"), _categorical_pair,
+        description="entropy-based information loss per variable, |H(xm) - H(x)|: how much masking concentrated or "
+                    "dispersed its values.",
+        citation="Torra & Carlson 2013",
+        section="utility-per-variable",
     ),
     Measure(
         "entropy_risk", "", "risk", entropy_risk, EntropyRiskResult, arguments=native_arguments(entropy_risk),
@@ -86,11 +108,18 @@ ENTRIES: tuple[Measure, ...] = (
         notes="Shlomo–Antal–Elliot's entropy-based disclosure risk R(F, w1, w2) of the key table",
         bridge=False,
         example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "w1": 0.3, "w2": 0.3},
+        description="entropy-based disclosure risk of the key table as a whole, between 0 and 1, from its share of "
+                    "empty cells, the entropy of its frequencies and its size (weights w1, w2).",
+        citation="Antal, Shlomo & Elliot 2014",
+        section="risk",
     ),
     _literature(
         "gsil", gsil, GSILResult,
         "Todorova's general score of information loss (EBIL% + GHD% + GILCV) / 3 with its band",
         ("value", "band", "ebil_pct", "ghd_pct", "gilcv", "parts", "applicable"),
         _mixed_pair,
+        description="(EBIL% + GHD% + GILCV) / 3 over the parts that apply, with its band.",
+        citation="Todorova's general score of information loss",
+        section="utility",
     ),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -9,11 +10,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._foreign import Declaration, declared_measure
 from .._validation import Columns, declared_params
 
-__all__ = ["Measure", "native_arguments", "decode"]
+__all__ = ["Measure", "native_arguments", "decode", "SECTIONS"]
 
-
+#: the report sections a measure belongs to (ids of the HTML report's sections)
+SECTIONS = ("risk", "suda2", "ldiversity", "utility", "utility-per-variable", "estimates")
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,20 @@ class Measure:
     example : callable
         ``example() -> dict``: valid keyword arguments of a small call (the common tests
         build on it: inputs not modified, every declared invalid value refused ...).
+    description : str
+        What the number means, in a sentence a report can show (its readers are not assumed
+        to know the measure).
+    citation : str
+        Where the measure is defined (author, year); for sdcMicro's measures also sdcMicro's call.
+    section : str
+        The report section that shows it (one of :data:`SECTIONS`).
+    variants : dict
+        Descriptions of the variants a report shows as measures of their own (``d_utility``'s
+        methods): variant -> description.
+
+    What the measure's decorator (:func:`pysdc._foreign.measure`) declares is read from the native
+    function: :attr:`params`, :attr:`selects`, :attr:`engine`, :attr:`no_engine`, :attr:`by_name`,
+    :attr:`paired`.
     """
 
     python: str
@@ -91,11 +108,53 @@ class Measure:
     compare_case: Callable | None = None
     example: Callable | None = None
     extra_columns: Callable | None = None
+    description: str = ""
+    citation: str = ""
+    section: str = ""
+    variants: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.section not in SECTIONS:  # pragma: no cover - an entry error, caught at import
+            raise ValueError(f"{self.python}: section must be one of {SECTIONS}; got {self.section!r}")
 
     @property
     def params(self) -> dict:
         """The declared constraints of the native function (shared with the bridge)."""
         return declared_params(self.native)
+
+    @property
+    def declaration(self) -> Declaration:
+        """What the native function's decorator declares besides its parameters (:class:`pysdc._foreign.Declaration`)."""
+        decl = declared_measure(self.native)
+        if decl is None:  # pragma: no cover - every measure carries @measure (tests/test_foreign_args.py)
+            raise TypeError(f"pysdc.{self.python} is not decorated with pysdc._foreign.measure")
+        return decl
+
+    @property
+    def selects(self) -> str:
+        """What a problem in place of its data stands for: ``"data"`` (all of it), ``"numeric"`` (the numeric
+        variables), ``"keys"`` (the key variables) or ``"variables"`` (key and numeric variables)."""
+        return self.declaration.selects
+
+    @property
+    def engine(self) -> Callable | None:
+        """The function computing it on a DuckDB relation / Spark DataFrame / scan (None: it does not run there)."""
+        return self.declaration.engine
+
+    @property
+    def no_engine(self) -> str:
+        """Why it does not run on an engine (empty when it does)."""
+        return self.declaration.no_engine
+
+    @property
+    def by_name(self) -> bool:
+        """Whether the variables of ``x`` and ``xm`` are paired by name (else by position, as in sdcMicro)."""
+        return self.declaration.by_name
+
+    @property
+    def paired(self) -> bool:
+        """Whether the records of ``x`` and ``xm`` are compared pairwise (row i with row i)."""
+        return self.declaration.paired
 
     def frame_columns(self, values: dict) -> dict:
         """Frame argument -> the columns the call names in it (the bridge sends only those)."""
@@ -112,8 +171,6 @@ class Measure:
 
 def native_arguments(fn: Callable) -> dict:
     """Argument map of a measure without an R counterpart: every argument is pysdc-only."""
-    import inspect
-
     return {name: None for name in inspect.signature(fn).parameters}
 
 

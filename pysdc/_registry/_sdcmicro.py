@@ -296,6 +296,25 @@ ENTRIES: tuple[Measure, ...] = (
         to_r=_d_utility_to_r, from_r=_d_utility_from_r,
         run_case=_run_d_utility, compare_case=_compare_d_utility,
         example=lambda: {**_loss_pair(), "method": "IL1s"},
+        description="information loss of the numeric variables: IL1 and IL1s add up every cell's deviation (in "
+                    "percent of the original value, or in standard deviations), eigen and robeigen compare the "
+                    "eigenvalues of the covariance matrices (robeigen: the robust MCD covariance). 0 = unchanged.",
+        citation="sdcMicro's dUtility; Yancey, Winkler & Creecy 2002 (IL1s); Mlodak 2020 (eigen)",
+        section="utility",
+        variants={
+            "IL1": ("dUtility(method = \"IL1\")",
+                    "sum over all cells of 100*|x - xm|/|x|: percent deviations added up (cells with x = 0 "
+                    "are left out). 0 = unchanged; grows with the number of cells."),
+            "IL1s": ("dUtility(method = \"IL1s\")",
+                     "sum over all cells of |x - xm|/(sqrt(2)*sd(x)): deviations in standard deviations, "
+                     "added up. 0 = unchanged."),
+            "eigen": ("dUtility(method = \"eigen\")",
+                      "sum of |e - em|/e over the eigenvalues of the covariance matrices of the standardised "
+                      "data: how much the correlation structure changed. 0 = unchanged."),
+            "robeigen": ("dUtility(method = \"robeigen\")",
+                         "as eigen, with the robust (MCD) covariance; MCD draws random subsets, so the value "
+                         "depends on the seed (--random-state)."),
+        },
     ),
     Measure(
         "il_correl", "IL_correl", "loss", il_correl, ILCorrelResult,
@@ -309,6 +328,10 @@ ENTRIES: tuple[Measure, ...] = (
         from_r=_il_correl_from_r,
         run_case=_run_il_correl, compare_case=_compare_value,
         example=_loss_pair,
+        description="distance between the normalised diagonals of the inverse correlation matrices, between 0 (same) "
+                    "and 1.",
+        citation="sdcMicro's IL_correl(x, xm); Mlodak 2020",
+        section="utility",
     ),
     Measure(
         "il_variables", "IL_variables", "loss", il_variables, ILVariablesResult,
@@ -323,6 +346,11 @@ ENTRIES: tuple[Measure, ...] = (
         from_r=_il_variables_from_r,
         run_case=_run_il_variables, compare_case=_compare_il_variables,
         example=_loss_pair,
+        description="lambda: mean distance per cell, between 0 (same) and 1; numeric cells (2/pi)*atan|x - xm|, "
+                    "ordered categories |code difference|/(levels - 1), other categories 0/1. Per variable: its "
+                    "distances summed / n.",
+        citation="sdcMicro's IL_variables(x, xm); Mlodak 2020",
+        section="utility",
     ),
     Measure(
         "freq_calc", "freqCalc", "risk", freq_calc, FreqCalcResult,
@@ -333,6 +361,11 @@ ENTRIES: tuple[Measure, ...] = (
         from_r=_freq_calc_from_r,
         run_case=_run_freq_calc, compare_case=_compare_freq_calc,
         example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "w": "w"},
+        description="how often each record's combination of key values occurs in the sample (fk) and, with weights, "
+                    "the estimated population frequency (Fk); missing key values match any value. n1, n2: records "
+                    "whose combination occurs once, twice.",
+        citation="sdcMicro's freqCalc",
+        section="risk",
     ),
     Measure(
         "indiv_risk", "indivRisk", "risk", indiv_risk, IndivRiskResult,
@@ -345,6 +378,10 @@ ENTRIES: tuple[Measure, ...] = (
         to_r=_indiv_risk_to_r, from_r=_indiv_risk_from_r,
         run_case=_run_indiv_risk, compare_case=_compare_indiv_risk,
         example=_example_indiv_risk,
+        description="each record's re-identification risk, estimated from its sample frequency fk and population "
+                    "frequency Fk under the negative binomial model of Benedetti and Franconi.",
+        citation="sdcMicro's indivRisk; Franconi & Polettini 2004",
+        section="risk",
     ),
     Measure(
         "measure_risk", "measure_risk", "risk", measure_risk, MeasureRiskResult,
@@ -358,6 +395,10 @@ ENTRIES: tuple[Measure, ...] = (
         to_r=_measure_risk_to_r, from_r=_measure_risk_from_r,
         run_case=_run_measure_risk, compare_case=_compare_measure_risk,
         example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "w": "w", "hid": "h"},
+        description="each record's re-identification risk, the expected number of re-identifications in the file "
+                    "(global risk) and, with a household id, the risk of the household.",
+        citation="sdcMicro's measure_risk; Franconi & Polettini 2004",
+        section="risk",
     ),
     Measure(
         "ldiversity", "ldiversity", "risk", ldiversity, LDiversityResult,
@@ -368,5 +409,9 @@ ENTRIES: tuple[Measure, ...] = (
         from_r=_ldiversity_from_r,
         run_case=_run_ldiversity, compare_case=_compare_ldiversity,
         example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "ldiv_index": "s"},
+        description="l-diversity of the sensitive variables: how many different sensitive values the records sharing "
+                    "a key combination show (distinct, entropy and recursive l-diversity).",
+        citation="sdcMicro's ldiversity; Machanavajjhala et al. 2007",
+        section="ldiversity",
     ),
 )

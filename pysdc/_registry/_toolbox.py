@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._results import DRiskResult, KAnonResult
 from .._tolerances import CLOSED_FORM
 from .._types import r_class
 from ..core.formula import parse_formula
@@ -233,6 +234,12 @@ def _k_anon_to_r(values, R):
     return "kAnon_violations", {"obj": obj, "weighted": values["weighted"], "k": float(values["k"])}, False
 
 
+def _k_anon_from_r(res, values, R):
+    """sdcMicro's count as the native result class."""
+    return KAnonResult(int(res.value), k=float(values["k"]), weighted=bool(values["weighted"]), n=len(values["data"]),
+                       key_vars=tuple(values["key_vars"]))
+
+
 def _run_k_anon(fn, a, inputs, expected):
     return {"value": fn(inputs["data"], _lst(a["keyVars"]), k=a["k"], w=a.get("weightVar"),
                         weighted=bool(a["weighted"]))}
@@ -244,6 +251,13 @@ def _compare_value(c, exp, act, args, mode):
 
 # =============================================================================
 # dRisk, dRiskRMD
+
+
+def _d_risk_from_r(res, values, R):
+    """sdcMicro's share as the native result class."""
+    v = res.value
+    return DRiskResult(float("nan") if v is None else float(v), k=float(values["k"]), n=int(values["x"].shape[0]),
+                       n_vars=int(values["x"].shape[1]))
 
 
 def _run_d_risk(fn, a, inputs, expected):
@@ -306,6 +320,10 @@ ENTRIES: tuple[Measure, ...] = (
         extra_columns=lambda v: {"data": list(parse_formula(v["formula"]).variables)},
         run_case=_run_mod_risk, compare_case=_compare_mod_risk,
         example=_example_mod_risk,
+        description="global risk from a Poisson log-linear model of the key table: over the sample uniques, the "
+                    "expected number of population uniques (gr1) and of correct matches (gr2), also in percent.",
+        citation="sdcMicro's modRisk; Skinner & Holmes 1998; Elamir & Skinner 2004",
+        section="risk",
     ),
     Measure(
         "suda2", "suda2", "risk", suda2, Suda2Result,
@@ -322,26 +340,39 @@ ENTRIES: tuple[Measure, ...] = (
         from_r=_suda2_from_r,
         run_case=_run_suda2, compare_case=_compare_suda2,
         example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b", "s"]},
+        description="special uniques: records unique in some subset of their key variables, scored by SUDA (smaller "
+                    "subsets score higher) and DIS-SUDA, with each key variable's contribution.",
+        citation="sdcMicro's suda2; Elliot et al. 2002; Manning, Haglin & Keane 2008",
+        section="suda2",
     ),
     Measure(
-        "k_anon_violations", "kAnon_violations", "risk", k_anon_violations, int,
+        "k_anon_violations", "kAnon_violations", "risk", k_anon_violations, KAnonResult,
         arguments={"data": "obj", "key_vars": "keyVars", "k": "k", "w": "weightVar", "weighted": "weighted"},
-        fields={"(int)": "(numeric)"},
+        fields={"value": "(numeric)", "k": None, "weighted": None, "n": None, "key_vars": None},
         notes="sdcMicro's kAnon_violations(createSdcObj(data, keyVars, weightVar = w), weighted, k): k rounded "
               "half to even; missing keys are wildcards.",
-        to_r=_k_anon_to_r,
+        to_r=_k_anon_to_r, from_r=_k_anon_from_r,
         run_case=_run_k_anon, compare_case=_compare_value,
         example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "k": 3, "w": "w"},
+        description="number of records whose key combination occurs fewer than k times (fk < k; with weights, the "
+                    "estimated population frequency Fk < k).",
+        citation="sdcMicro's kAnon_violations; Samarati & Sweeney 1998",
+        section="risk",
     ),
     Measure(
-        "d_risk", "dRisk", "risk", d_risk, float,
+        "d_risk", "dRisk", "risk", d_risk, DRiskResult,
         arguments={"x": "obj", "xm": "xm", "k": "k"},
-        fields={"(float)": "(numeric)"},
+        fields={"value": "(numeric)", "k": None, "n": None, "n_vars": None},
         defaults={"k": 0.05},
         formals_of="dRiskWORK",
         notes="intervals of k times the sd of xm around each masked value; columns paired by position.",
+        from_r=_d_risk_from_r,
         run_case=_run_d_risk, compare_case=_compare_value,
         example=lambda: {**_loss_pair(), "k": 0.05},
+        description="share of records whose original values all lie within k standard deviations of their masked "
+                    "values (interval disclosure of continuous variables).",
+        citation="sdcMicro's dRisk; Mateo-Sanz, Sebé & Domingo-Ferrer 2004",
+        section="risk",
     ),
     Measure(
         "d_risk_rmd", "dRiskRMD", "risk", d_risk_rmd, DRiskRMDResult,
@@ -356,5 +387,9 @@ ENTRIES: tuple[Measure, ...] = (
         from_r=_d_risk_rmd_from_r,
         run_case=_run_d_risk_rmd, compare_case=_compare_d_risk_rmd,
         example=lambda: {**_loss_pair(n=60), "random_state": 1},
+        description="interval disclosure risk of continuous variables with intervals scaled by each record's robust "
+                    "Mahalanobis distance (MCD), unweighted and weighted.",
+        citation="sdcMicro's dRiskRMD; Templ & Meindl 2008",
+        section="risk",
     ),
 )

@@ -44,7 +44,7 @@ def read_columns(path: str, needed) -> list[str] | None:
 
 def version() -> str:
     try:
-        from .. import __version__
+        from .._version import __version__
     except ImportError:  # pragma: no cover - partial installs
         return "unknown"
     return __version__

@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
+from .._foreign import measure
 from .._results import _Repr
 from .._types import r_class
-from .._validation import Constraint, Frame, Options, validate_params
+from .._validation import Constraint, Frame, Options
 from ._continuous import IntAtLeast, degenerate, paired_frames
 
 __all__ = ["il_categorical", "CategoricalLossResult", "IL_CATEGORICAL_PARAMS", "code_pair", "code_column"]
@@ -421,7 +422,7 @@ def _ebil_pril(cd: Coded, matrix, name, n: int) -> tuple[float, float]:
 
 
 # ------------------------------------------------------------------ public function
-@validate_params(IL_CATEGORICAL_PARAMS)
+@measure(IL_CATEGORICAL_PARAMS, selects="keys", by_name=True)
 def il_categorical(
     x: pd.DataFrame,
     xm: pd.DataFrame,

@@ -22,7 +22,7 @@ __all__ = ["report_dict", "markdown", "html_page", "write_reports", "installed_s
 def _versions() -> dict:
     import scipy
 
-    from .. import __version__
+    from .._version import __version__
 
     return {"pysdc": __version__, "numpy": np.__version__, "pandas": pd.__version__, "scipy": scipy.__version__}
 

@@ -128,7 +128,7 @@ def summarize(outcomes, *, n: int, seed: int, max_n: int, seconds: float, sdcmic
     import numpy as np
     import pandas as pd
 
-    from .. import __version__
+    from .._version import __version__
 
     counts: dict = {}
     for o in outcomes:

@@ -17,16 +17,14 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
+from .._foreign import bind
 from .._registry import MEASURES, Measure
-from .._validation import FROM_ARRAY, Columns, same_columns, validate, warn_if_unaligned
+from .._validation import FROM_ARRAY, Columns, Frame, same_columns, validate, warn_if_unaligned
+from ..engine._tables import engine_kind
+from . import _session
+from ._helpers import helpers
 
-__all__ = ["bridge_function", "WRAPPERS", "UNPAIRED", "BY_NAME"]
-
-#: measures on x and xm that do not pair records (il_correl compares the two correlation matrices)
-UNPAIRED = frozenset({"il_correl"})
-#: measures whose native function pairs the variables of x and xm by name (the others, like sdcMicro,
-#: by position, with a warning when the names say otherwise)
-BY_NAME = frozenset({"d_utility", "il_correl", "il_variables"})
+__all__ = ["bridge_function", "WRAPPERS"]
 
 
 class RResult:
@@ -41,17 +39,12 @@ class RResult:
     def value(self):
         """The result converted to Python (named list -> dict, matrix -> DataFrame ...)."""
         if not self._converted:
-            from . import _session
-
             self._value = _session.to_python(self._sexp)
             self._converted = True
         return self._value
 
     def attr(self, name: str, scalar: bool = True):
         """The attribute ``name`` of the result, converted."""
-        from . import _session
-        from ._helpers import helpers
-
         ri = _session.start()
         return _session.to_python(helpers()["attr"](self._sexp, ri.StrSexpVector([name])), scalar=scalar)
 
@@ -108,15 +101,20 @@ def _generic_from_r(entry: Measure, res: RResult, values: dict):
 
 def run(entry: Measure, values: dict):
     """Validate ``values`` (the bound arguments) and compute the measure with sdcMicro."""
-    from . import _session
-
+    for name, c in entry.params.items():
+        if isinstance(c, Frame) and engine_kind(values.get(name)) is not None:
+            raise InvalidParameterError(
+                f"pysdc.r.{entry.python} sends the data to R, which needs them in memory: pass {name} as a pandas "
+                "DataFrame (e.g. relation.df(), spark_df.toPandas()), or use the native "
+                f"pysdc.{entry.python}" + (", which runs on the engine." if entry.engine is not None else ".")
+            )
     values = validate(entry.params, values)  # the native function's own constraints
     values = validate(entry.r_params, values)  # what only the bridge needs on top
     x, xm = values.get("x"), values.get("xm")
     if isinstance(x, pd.DataFrame) and isinstance(xm, pd.DataFrame):
-        if entry.python not in UNPAIRED:
+        if entry.paired:
             warn_if_unaligned(entry.python, x, xm)  # as the native function does
-        if (entry.python in BY_NAME and not (x.attrs.get(FROM_ARRAY) or xm.attrs.get(FROM_ARRAY))
+        if (entry.by_name and not (x.attrs.get(FROM_ARRAY) or xm.attrs.get(FROM_ARRAY))
                 and set(x.columns) == set(xm.columns)):
             values["xm"] = same_columns(x, xm)  # variables pair by name, as natively (sdcMicro: by position)
     for name, (only, message) in entry.r_requires.items():
@@ -139,12 +137,12 @@ def bridge_function(entry: Measure):
     """The bridge wrapper of a registry entry: the native signature, sdcMicro's numbers."""
     native = entry.native
     sig = inspect.signature(native)
+    params, decl = entry.params, entry.declaration
 
     @functools.wraps(native, assigned=("__name__", "__qualname__", "__annotations__"))
     def wrapper(*args, **kwargs):
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return run(entry, dict(bound.arguments))
+        # an SdcProblem / SdcObj in place of the data, a Polars / Arrow table: as natively (pysdc._foreign)
+        return run(entry, bind(entry.python, sig, params, decl, args, kwargs))
 
     wrapper.__signature__ = sig
     wrapper.__module__ = "pysdc.r"
@@ -153,7 +151,8 @@ def bridge_function(entry: Measure):
         f"sdcMicro's ``{entry.r}``, with the signature and result class of :func:`pysdc.{entry.python}`.\n\n"
         f"    Every number in the result is sdcMicro's; arguments are validated exactly as by the native\n"
         f"    function (the same declared constraints) before R starts. Argument names (Python -> R):\n"
-        f"    {', '.join(f'{py} -> {r}' for py, r in entry.arguments.items() if r)}.\n"
+        f"    {', '.join(f'{py} -> {r}' for py, r in entry.arguments.items() if r)}. A problem\n"
+        f"    (:class:`pysdc.SdcProblem`, :class:`pysdc.r.SdcObj`) may stand for the data, as natively.\n"
         + (f"\n    Options sdcMicro lacks:\n{only}" if only else "")
         + (f"\n    Notes: {entry.notes}\n" if entry.notes else "")
         + f"\n    See Also\n    --------\n    pysdc.{entry.python}\n"

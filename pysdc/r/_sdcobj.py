@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 
 from .._errors import InvalidParameterError
+from ..io import as_frame
+from ..problem import SdcProblem, _validate
 from ._objects import RObject
 
 __all__ = ["SdcObj", "PRINT_TYPES"]
@@ -44,7 +46,7 @@ class SdcObj:
 
     Make one with :meth:`create` (sdcMicro's ``createSdcObj``), from an existing handle with
     ``SdcObj(handle)`` (an :class:`RObject` of R class ``sdcMicroObj``, e.g. returned by
-    :func:`pysdc.r.call`), or from a native problem with :meth:`pysdc.SdcProblem.to_r`.
+    :func:`pysdc.r.call`), or from a native problem with :meth:`from_problem`.
 
     Parameters
     ----------
@@ -153,9 +155,6 @@ class SdcObj:
         pysdc.RCallError
             sdcMicro refused it.
         """
-        from ..io import as_frame
-        from ..problem import _validate
-
         data = as_frame("data", data)  # a Polars / Arrow table as pandas (pysdc.io)
         spec = _validate(data, key_vars, num_vars, w, hid, strata, sensitive)
         kwargs = {
@@ -350,8 +349,6 @@ class SdcObj:
             ``manip_data``, e.g. ``p.compare(sdc.manip_data)``) or ``manip_data`` (the risk of the
             masked file, as sdcMicro's ``risk`` slot reports it).
         """
-        from ..problem import SdcProblem
-
         if data not in ("original", "manipulated"):
             raise InvalidParameterError(f"data must be 'original' or 'manipulated'; got {data!r}.")
         frame = self.orig_data if data == "original" else self.manip_data

@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError
+from .._foreign import measure
 from .._results import _Repr
 from .._types import r_class
-from .._validation import Boolean, Columns, Frame, Interval, user_stacklevel, validate_params
+from .._validation import Boolean, Columns, Frame, Interval, user_stacklevel
 from ..core.freq import r_as_numeric
 from ..core.suda2 import row_order, suda2_core
 
@@ -176,7 +177,8 @@ def _levels(s: pd.Series) -> tuple[list, np.ndarray]:
     return levs, idx
 
 
-@validate_params(SUDA2_PARAMS)
+@measure(SUDA2_PARAMS, engine="SUDA2 searches the minimal sample uniques of every record's key subsets, which "
+                              "needs the records themselves in memory")
 def suda2(
     data: pd.DataFrame | np.ndarray,
     key_vars: str | Sequence[str],
