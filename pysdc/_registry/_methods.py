@@ -18,6 +18,7 @@ How to add a method
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,10 +27,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._tolerances import CLOSED_FORM, tolerance_for
+from .._tolerances import CLOSED_FORM, EXACT, tolerance_for
 from .._validation import declared_params
 from ..io import read_table
-from ..protect import global_recode, group_and_rename, mv_top_coding, top_bot_coding
+from ..protect import global_recode, group_and_rename, mafast, microaggregation, mv_top_coding, top_bot_coding
+from ..protect._microaggregation import MicroaggregationResult
 
 __all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
 
@@ -314,6 +316,113 @@ def _mv_top_coding_from_r(out, values):
     return out
 
 
+# ---- microaggregation, mafast
+
+
+def _value_text(values: np.ndarray) -> list[str]:
+    return ["NA" if math.isnan(v) else "%.17g" % v for v in values.tolist()]
+
+
+def _column_record(s: pd.Series) -> dict:
+    """A column as generate_protect_microaggregation.R stores it: class, MD5 of its values, values (or a sample)."""
+    v = _floats(s)
+    text = _value_text(v)
+    out = {"class": _r_class(s), "md5": hashlib.md5(("\n".join(text) + "\n").encode()).hexdigest(),
+           "n_na": int(np.isnan(v).sum())}
+    n = v.size
+    if n <= 100:
+        out["values"] = v.tolist()
+    else:
+        idx = np.unique(np.floor(np.linspace(1, n, 51) + 0.5).astype(np.int64))  # R's round(seq(...)): no .5 here
+        out["rows"] = (idx - 1).tolist()
+        out["values"] = v[idx - 1].tolist()
+    return out
+
+
+def _run_microaggregation(fn, a, data):
+    kw = {k: (_nums(a[k]) if k == "aggr" else a[k]) for k in ("aggr", "strata_variables", "method", "measure",
+                                                               "varsort") if k in a}
+    variables = a.get("variables")
+    res = fn(data, variables, **kw)
+    variables = list(variables or data.columns)
+    mx = res.mx
+    out = {"method": res.method, "aggr": res.aggr, "measure": res.measure,
+           "mx_columns": [str(c) for c in mx.columns], "n": len(mx),
+           "mx": {v: _column_record(mx[v]) for v in variables}}
+    if res.method == "mafast":
+        out["fot"] = res.fot
+    others = [c for c in mx.columns if c not in variables]
+    if others:
+        out["others_unchanged"] = _unchanged(data[others + [variables[0]]], mx[others + [variables[0]]],
+                                              variables[0])
+    return out
+
+
+def _compare_columns(exp: dict, act: dict) -> list[str]:
+    out = []
+    for v, e in exp.items():
+        a = act.get(v)
+        if a is None:
+            out.append(f"column {v!r} missing")
+            continue
+        if e["class"] != a["class"]:
+            out.append(f"{v}: class {a['class']!r} instead of sdcMicro's {e['class']!r}")
+        if e["md5"] != a["md5"]:
+            ev, av = _na_list(e["values"]), a["values"]
+            bad = [i for i, (x, y) in enumerate(zip(ev, av)) if not _close(x, y, tol=EXACT)]
+            out.append(f"{v}: values differ from sdcMicro's (MD5 of all values; among the stored ones "
+                       f"{len(bad)} differ, e.g. {[av[i] for i in bad[:2]]} instead of {[ev[i] for i in bad[:2]]})")
+    return out
+
+
+def _compare_microaggregation(exp, act):
+    out = [f"{k}: {act.get(k)!r} instead of sdcMicro's {exp[k]!r}" for k in ("method", "measure", "mx_columns", "n")
+           if exp[k] != act.get(k)]
+    if float(exp["aggr"]) != float(act["aggr"]):
+        out.append(f"aggr {act['aggr']} instead of {exp['aggr']}")
+    if "fot" in exp and not _close(exp["fot"], act.get("fot")):
+        out.append(f"fot {act.get('fot')} instead of sdcMicro's {exp['fot']}")
+    if exp.get("others_unchanged") is not None and exp["others_unchanged"] != act.get("others_unchanged"):
+        out.append("the other columns changed")
+    return out + _compare_columns(exp["mx"], act["mx"])
+
+
+def _microaggregation_to_r(v):
+    kw = {k: v[k] for k in ("variables", "aggr", "strata_variables", "method", "weights", "nc", "clustermethod",
+                            "measure", "trim", "varsort", "transf") if v[k] is not None}
+    return "microaggregation", (v["data"],), kw
+
+
+def _microaggregation_from_r(out, values):
+    fot = out.get("fot", 0.0)
+    return MicroaggregationResult(x=values["data"], mx=out["mx"], method=str(out["method"]), aggr=int(out["aggr"]),
+                                  measure=str(out["measure"]), fot=fot, groups=None)
+
+
+def _run_mafast(fn, a, data):
+    kw = {k: (_nums(a[k]) if k == "aggr" else a[k]) for k in ("by", "aggr", "measure") if k in a}
+    out = fn(data, a["variables"], **kw)
+    variables = list(a["variables"])
+    others = [c for c in data.columns if c not in variables]
+    return {"columns": [str(c) for c in out.columns], "n": len(out),
+            "mx": {v: _column_record(out[v]) for v in variables},
+            "others_unchanged": _unchanged(data[others + [variables[0]]], out[others + [variables[0]]],
+                                           variables[0])}
+
+
+def _compare_mafast(exp, act):
+    out = [f"{k}: {act.get(k)!r} instead of sdcMicro's {exp[k]!r}" for k in ("columns", "n", "others_unchanged")
+           if exp[k] != act.get(k)]
+    return out + _compare_columns(exp["mx"], act["mx"])
+
+
+def _mafast_to_r(v):
+    kw = {"variables": v["variables"], "aggr": v["aggr"], "measure": v["measure"]}  # the bridge passes R's function
+    if v["by"] is not None:
+        kw["by"] = v["by"]
+    return "mafast", (v["data"],), kw
+
+
 # =============================================================================
 # the entries
 
@@ -354,6 +463,29 @@ METHODS: tuple[Method, ...] = (
               "sdcMicro; integer columns truncated.",
         r_seed="random_state", to_r=_mv_top_coding_to_r, from_r=_mv_top_coding_from_r,
         run_case=_run_mv_top_coding, compare_case=_compare_mv_top_coding,
+    ),
+    Method(
+        python="microaggregation", r="microaggregation", family="microaggregation", native=microaggregation,
+        arguments={"data": "obj", "variables": "variables", "aggr": "aggr", "strata_variables": "strata_variables",
+                   "method": "method", "weights": "weights", "nc": "nc", "clustermethod": "clustermethod",
+                   "measure": "measure", "trim": "trim", "varsort": "varsort", "transf": "transf"},
+        defaults={"variables": None, "aggr": 3, "strata_variables": None, "method": "mdav", "weights": None,
+                  "nc": 8, "clustermethod": "clara", "measure": "mean", "trim": 0, "varsort": 1, "transf": "log"},
+        formals_of="microaggregation",
+        notes="native: mdav (sdcMicro's single-precision distances and tie rule), simple, single, onedims "
+              "(mean/median), one variable through mafast; rmd, pca, clust*, influence, weights, trim/onestep "
+              "through the bridge only. The returned list (x, mx, method, aggr, measure; fot for one variable) "
+              "is a MicroaggregationResult.",
+        to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
+        run_case=_run_microaggregation, compare_case=_compare_microaggregation,
+    ),
+    Method(
+        python="mafast", r="mafast", family="microaggregation", native=mafast,
+        arguments={"data": "obj", "variables": "variables", "by": "by", "aggr": "aggr", "measure": "measure"},
+        defaults={"by": None, "aggr": 3}, formals_of="mafast",
+        notes="each variable on its own, groups by rank within strata; measure is an R function in sdcMicro "
+              "(pysdc: 'mean' or 'median'); variables is required (sdcMicro's NULL fails on a data.frame).",
+        to_r=_mafast_to_r, run_case=_run_mafast, compare_case=_compare_mafast,
     ),
 )
 

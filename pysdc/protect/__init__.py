@@ -1,14 +1,17 @@
 """Protection methods, natively and number for number with sdcMicro 5.8.0 (issue 28).
 
 One family per module: recoding (:mod:`pysdc.protect._recode`: ``global_recode``,
-``group_and_rename``, ``top_bot_coding``; :mod:`pysdc.protect._mvtopcoding`: ``mv_top_coding``).
+``group_and_rename``, ``top_bot_coding``; :mod:`pysdc.protect._mvtopcoding`: ``mv_top_coding``), microaggregation
+(:mod:`pysdc.protect._microaggregation`: ``microaggregation``, ``mafast``).
 Each function takes a DataFrame and returns a new one; the registry of methods is
 :mod:`pysdc._registry._methods`, the same functions executed by sdcMicro are in :mod:`pysdc.r`.
 """
 
 from __future__ import annotations
 
+from ._microaggregation import MicroaggregationResult, mafast, microaggregation
 from ._mvtopcoding import mv_top_coding
 from ._recode import global_recode, group_and_rename, top_bot_coding
 
-__all__ = ["global_recode", "group_and_rename", "top_bot_coding", "mv_top_coding"]
+__all__ = ["global_recode", "group_and_rename", "top_bot_coding", "mv_top_coding", "microaggregation", "mafast",
+           "MicroaggregationResult"]

@@ -1,0 +1,78 @@
+# sdcMicro's microaggregation methods (issue 28, family 3) -> outputs/microaggregation.json, outputs/mafast.json.
+# Cases from cases/<function>.json (make_cases_microaggregation.py); run from r_reference/ by
+# `Rscript generate_protect_microaggregation.R` (regenerate.sh: `regenerate.sh protect_microaggregation`).
+#
+# Stored per case: the returned list's method, aggr, measure and fot (when sdcMicro keeps it), and per
+# column of mx (microaggregation) or per aggregated variable (mafast): its R class, the MD5 of its values
+# written one per line with sprintf("%.17g") (NA as "NA"), and the values themselves for up to 100 records
+# (else 51 evenly spaced rows). eusilc.csv.gz (R's write.csv, no schema) is read with read.csv.
+source("serialize.R")
+
+read_case_input <- function(case) {
+  file <- case$inputs$data
+  path <- file.path("inputs", file)
+  x <- if (file.exists(ref_schema_path(path))) ref_input(file) else read.csv(path, check.names = FALSE)
+  cols <- unlist(case$inputs$columns)
+  if (!is.null(cols)) x <- x[, cols, drop = FALSE]
+  x
+}
+
+value_text <- function(v) {
+  out <- sprintf("%.17g", as.double(v))
+  out[is.na(v)] <- "NA"
+  out
+}
+
+md5_of <- function(v) {
+  f <- tempfile()
+  writeLines(value_text(v), f, useBytes = TRUE)
+  on.exit(unlink(f))
+  unname(as.character(tools::md5sum(f)))
+}
+
+column_record <- function(v) {
+  out <- list(class = class(v)[1], md5 = md5_of(v), n_na = sum(is.na(v)))
+  n <- length(v)
+  if (n <= 100L) {
+    out$values <- I(as.double(v))
+  } else {
+    idx <- unique(round(seq(1, n, length.out = 51)))
+    out$rows <- I(as.integer(idx - 1L))
+    out$values <- I(as.double(v[idx]))
+  }
+  out
+}
+
+ref_generate("microaggregation", "generate_protect_microaggregation.R", function(case) {
+  x <- read_case_input(case)
+  a <- case$args
+  args <- list(obj = x)
+  if (!is.null(a$variables)) args$variables <- unlist(a$variables)
+  if (!is.null(a$aggr)) args$aggr <- a$aggr
+  if (!is.null(a$strata_variables)) args$strata_variables <- unlist(a$strata_variables)
+  for (nm in c("method", "measure", "varsort")) if (!is.null(a[[nm]])) args[[nm]] <- a[[nm]]
+  res <- do.call(microaggregation, args)
+  mx <- as.data.frame(res$mx)
+  vars <- if (is.null(a$variables)) names(x) else unlist(a$variables)
+  out <- list(method = res$method, aggr = res$aggr, measure = res$measure, names = I(names(res)),
+              mx_columns = I(names(mx)), n = nrow(mx))
+  if (!is.null(res$fot)) out$fot <- res$fot
+  out$mx <- lapply(mx[vars], column_record)
+  others <- setdiff(names(mx), vars)
+  if (length(others)) out$others_unchanged <- identical(mx[others], x[others])
+  out
+})
+
+ref_generate("mafast", "generate_protect_microaggregation.R", function(case) {
+  x <- read_case_input(case)
+  a <- case$args
+  args <- list(obj = x, variables = unlist(a$variables))
+  if (!is.null(a$by)) args$by <- unlist(a$by)
+  if (!is.null(a$aggr)) args$aggr <- a$aggr
+  if (!is.null(a$measure)) args$measure <- match.fun(a$measure)
+  res <- as.data.frame(do.call(mafast, args))
+  vars <- unlist(a$variables)
+  others <- setdiff(names(x), vars)
+  list(columns = I(names(res)), n = nrow(res), mx = lapply(res[vars], column_record),
+       others_unchanged = identical(res[others], x[others]))
+})
