@@ -8,13 +8,15 @@
   :class:`ProblemComparison`), whose ``to_dict()`` is the assessment model;
 * :mod:`._model` -- the assessment model (JSON formats ``pysdc-risk-1``, ``pysdc-utility-1``), filled
   from the problem's results or from an engine's (DuckDB, Spark);
-* :mod:`._assess` -- the assessment the HTML report renders (:mod:`pysdc.report` only renders).
+* :mod:`._assess` -- the assessment the HTML report renders (:mod:`pysdc.report` only renders);
+* :mod:`._schema` -- the JSON Schemas of the two formats (docs/json.md).
 """
 
 from ._assess import html_report, report_assessment, write_report
 from ._model import engine_risk_model, engine_utility_model, risk_distribution, risk_model, utility_model
 from ._problem import SdcProblem
 from ._results import ProblemComparison, ProblemRisk, ProblemUtility
+from ._schema import RISK_SCHEMA, UTILITY_SCHEMA
 from ._spec import (
     D_UTILITY_METHODS,
     DEFAULT_COLLATION,
@@ -28,4 +30,4 @@ from ._spec import (
 __all__ = ["SdcProblem", "ProblemRisk", "ProblemUtility", "ProblemComparison", "origin", "K_ANON_KS",
            "D_UTILITY_METHODS", "as_sdc_keys", "DEFAULT_COLLATION", "utility_columns", "risk_model", "utility_model",
            "engine_risk_model", "engine_utility_model", "risk_distribution", "html_report", "report_assessment",
-           "write_report"]
+           "write_report", "RISK_SCHEMA", "UTILITY_SCHEMA"]

@@ -28,6 +28,8 @@ def utility_text(rep: dict) -> str:
     L.append("Information loss: MASKED compared with ORIGINAL (sdcMicro's measures)")
     L.append(f"  ORIGINAL  {o['path']}  ({o['n_records']} records, {o['n_columns']} columns)")
     L.append(f"  MASKED    {m['path']}  ({m['n_records']} records, {m['n_columns']} columns)")
+    if rep.get("engine", "pandas") != "pandas" or rep.get("paired_by", "position") != "position":
+        L.append(f"  computed on {rep.get('engine', 'pandas')}; records paired by {rep.get('paired_by', 'position')}")
     L.append("")
     L.append("Variables")
     L.append(_wrap("numeric measures (IL1, IL1s, eigen, robeigen, il_correl): "
@@ -105,6 +107,10 @@ def _literature_text(lit: dict) -> list[str]:
         rows.append(["il_categorical", "CTBIL normalised", _fmt(k["ctbil_normalized"]), "contingency tables"])
         rows += [["il_categorical", f"direct {v}", _fmt(val, 4), f"EBIL {_fmt(k['ebil'][v], 4)}"]
                  for v, val in k["direct"].items()]
+    e = m.get("il_entropy")
+    if e is not None and e["status"] == "ok":
+        rows.append(["il_entropy", "mean", _fmt(e["value"]), "entropy loss per variable, mean"])
+        rows += [["il_entropy", v, _fmt(val, 4), ""] for v, val in e["per_variable"].items()]
     h = m["hellinger"]
     if h["status"] == "ok":
         rows.append(["hellinger", "GHD", _fmt(h["ghd"]), "mean over the variables"])
@@ -140,7 +146,11 @@ def risk_text(rep: dict) -> str:
     d, g, k = rep["data"], rep["global"], rep["k_anonymity"]
     n = d["n_records"]
     L.append("Re-identification risk (sdcMicro's measure_risk)")
-    L.extend(_path_line("DATA", d["path"], f"({n} records)"))
+    combos = d.get("n_key_combinations")
+    where = rep.get("engine", "pandas")
+    L.extend(_path_line("DATA", d["path"], f"({n} records" + (f", {combos} key combinations" if combos is not None
+                                                              else "") + (f"; {where}" if where != "pandas" else "")
+                        + ")"))
     L.append(f"  keys      {', '.join(rep['key_vars'])}")
     L.append(f"  weight    {rep['weight'] or 'none (sample = population: risk = 1/fk)'}")
     L.append(f"  household {rep['hid'] or 'none'}")
@@ -202,11 +212,14 @@ def risk_text(rep: dict) -> str:
         L.append(f"  ({dist['n_missing']} records have no risk value)")
     if rep["top"]:
         L.append("")
-        L.append(f"Riskiest records (top {len(rep['top'])}; record = 1-based row number, as in R)")
+        if rep.get("top_unit") == "combination":  # an engine's table: one row per key combination
+            L.append(f"Riskiest key combinations (top {len(rep['top'])}; records = the records sharing it)")
+        else:
+            L.append(f"Riskiest records (top {len(rep['top'])}; record = 1-based row number, as in R)")
         cols = list(rep["top"][0].keys())
         rows = [[_fmt(r[c], 4) if c in ("fk", "Fk", "risk", "hier_risk") else _fmt(r[c]) for c in cols]
                 for r in rep["top"]]
-        right = {i for i, c in enumerate(cols) if c in ("record", "fk", "Fk", "risk", "hier_risk")}
+        right = {i for i, c in enumerate(cols) if c in ("record", "records", "fk", "Fk", "risk", "hier_risk")}
         L.append(_table(cols, rows, right=right))
     su = rep.get("suda2")
     if su is not None:
@@ -218,6 +231,9 @@ def risk_text(rep: dict) -> str:
         L.append("")
         L.extend(_distance_text(dist_))
         L.extend(_warned(rep, "dRisk", "dRiskRMD"))
+    if rep.get("output"):
+        L.append("")
+        L.append(_wrap(f"Per-record risk written to {rep['output']['path']} ({', '.join(rep['output']['columns'])})"))
     L.append("")
     L.append("What the numbers mean")
     L.append(_wrap("fk: records in the sample with the same key values; Fk: their estimated number in the "

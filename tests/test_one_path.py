@@ -1,0 +1,194 @@
+"""One assessment path (issue 25): ``pysdc risk``, ``pysdc utility``, ``pysdc report`` (the assessment it renders)
+and ``SdcProblem.risk()`` / ``.utility()`` give the same numbers on the same input -- the DuckDB engine path
+included (and Spark, where PySpark and Java are installed) -- in one JSON format each (``pysdc-risk-1``,
+``pysdc-utility-1``), checked against its JSON Schema on every path.
+
+The input holds what once made the paths disagree: an integer key ``k`` and a numeric ``inc`` (``pysdc report``
+computed il_variables on [k, inc] with k nominal, ``pysdc utility`` left k out).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import shutil
+import warnings
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+
+import pysdc
+from pysdc._tolerances import ENGINE_SUMS
+from pysdc.cli import main
+from pysdc.problem import RISK_SCHEMA, UTILITY_SCHEMA, SdcProblem, report_assessment
+from pysdc.report import jsonable
+
+KEYS = ["k", "t"]
+HAS_DUCKDB = importlib.util.find_spec("duckdb") is not None and importlib.util.find_spec("pyarrow") is not None
+HAS_SPARK = importlib.util.find_spec("pyspark") is not None and shutil.which("java") is not None
+ENGINES = ["pandas", pytest.param("duckdb", marks=pytest.mark.skipif(not HAS_DUCKDB, reason="needs duckdb")),
+           pytest.param("spark", marks=pytest.mark.skipif(not HAS_SPARK, reason="the Spark engine needs PySpark "
+                                                                                "and Java 17"))]
+
+
+def _pair(n=600, seed=11):
+    rng = np.random.default_rng(seed)
+    x = pd.DataFrame({
+        "k": rng.integers(1, 6, n),  # an integer key variable
+        "t": rng.choice(["north", "south", "east"], n).astype(object),
+        "inc": np.round(rng.lognormal(7.0, 0.6, n), 2),  # a numeric variable
+        "exp": np.round(rng.lognormal(6.5, 0.5, n), 2),
+        "w": np.round(rng.uniform(5.0, 60.0, n), 3),
+        "h": np.sort(rng.integers(0, n // 2, n)).astype(np.int64),
+    })
+    xm = x.copy()
+    swap = rng.random(n) < 0.15
+    xm.loc[swap, "k"] = rng.integers(1, 6, int(swap.sum()))
+    xm["inc"] = np.round(x["inc"] * rng.normal(1.0, 0.05, n), 2)
+    xm["exp"] = np.round(x["exp"] * rng.normal(1.0, 0.05, n), 2)
+    return x, xm
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("onepath")
+    x, xm = _pair()
+    x.to_parquet(d / "x.parquet", index=False)
+    xm.to_parquet(d / "xm.parquet", index=False)
+    return x, xm, str(d / "x.parquet"), str(d / "xm.parquet")
+
+
+def _cli_json(argv):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(argv) == 0
+    return json.loads(buf.getvalue())
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def _json(model: dict) -> dict:
+    return json.loads(json.dumps(jsonable(model), allow_nan=False))
+
+
+def _same(a, b, *, exact: bool, path="") -> None:
+    """The numbers of two models agree: exactly (pandas paths), or counts exactly and sums to ENGINE_SUMS."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for key in a:
+            _same(a[key], b[key], exact=exact, path=f"{path}.{key}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (u, v) in enumerate(zip(a, b)):
+            _same(u, v, exact=exact, path=f"{path}[{i}]")
+    elif isinstance(a, float) and not isinstance(b, str) and b is not None:
+        if exact:
+            assert a == b or (np.isnan(a) and np.isnan(b)), (path, a, b)
+        else:
+            np.testing.assert_allclose(b, a, rtol=ENGINE_SUMS.rtol, atol=ENGINE_SUMS.atol, err_msg=path)
+    else:
+        assert a == b, (path, a, b)
+
+
+RISK_SECTIONS = ("global", "household", "k_anonymity", "individual_risk")
+
+
+def _risk_argv(path, engine):
+    return ["risk", path, "--keys", ",".join(KEYS), "--weight", "w", "--hid", "h", "--no-suda", "--json",
+            "--engine", engine]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_risk_is_the_same_on_every_path(files, engine):
+    x, xm, px, pm = files
+    lib = _json(_quiet(SdcProblem(x, KEYS, w="w", hid="h").risk, suda=False).to_dict())
+    cli = _cli_json(_risk_argv(px, engine))
+    for model in (lib, cli):
+        jsonschema.validate(model, RISK_SCHEMA)
+    assert cli["format"] == lib["format"] == "pysdc-risk-1" and cli["engine"] == engine
+    assert cli["data"]["n_key_combinations"] == lib["data"]["n_key_combinations"]
+    for section in RISK_SECTIONS:
+        _same(lib[section], cli[section], exact=engine == "pandas", path=section)
+    if engine == "pandas":
+        assert cli["top"] == lib["top"] and cli["top_unit"] == "record"
+    else:  # counts per key combination where pandas has records: the same riskiest key values and risks
+        assert cli["top_unit"] == "combination"
+        by_record = {tuple(r[k] for k in KEYS): r["risk"] for r in lib["top"]}
+        for row in cli["top"]:
+            key = tuple(row[k] for k in KEYS)
+            if key in by_record:
+                np.testing.assert_allclose(row["risk"], by_record[key], rtol=ENGINE_SUMS.rtol)
+        n = int(((x[KEYS[0]] == cli["top"][0]["k"]) & (x[KEYS[1]] == cli["top"][0]["t"])).sum())
+        assert cli["top"][0]["records"] == n
+
+
+def test_report_renders_the_risk_and_utility_the_cli_prints(files):
+    """``pysdc report`` renders report_assessment: its risk model and its utility are the numbers of ``pysdc risk``
+    and ``pysdc utility`` (with --numeric inc, exp and the key variables)."""
+    x, xm, px, pm = files
+    p = SdcProblem(x, KEYS, num_vars=["inc", "exp"], w="w", hid="h")
+    a = _quiet(report_assessment, p, xm, random_state=5, top=10)
+    risk = _cli_json(["risk", px, "--keys", ",".join(KEYS), "--weight", "w", "--hid", "h", "--json",
+                      "--engine", "pandas", "--numeric", "inc,exp", "--masked", pm, "--random-state", "5"])
+    rep0 = _json(a["rep0"])
+    for model in (rep0, risk):
+        jsonschema.validate(model, RISK_SCHEMA)
+    for section in (*RISK_SECTIONS, "top", "suda2"):
+        _same(rep0[section], risk[section], exact=True, path=section)
+    _same(rep0["distance"]["d_risk"], risk["distance"]["d_risk"], exact=True)
+    _same(rep0["distance"]["d_risk_rmd"], risk["distance"]["d_risk_rmd"], exact=True)
+    util = _cli_json(["utility", px, pm, "--keys", ",".join(KEYS), "--numeric", "inc,exp", "--json",
+                      "--engine", "pandas", "--random-state", "5"])
+    from_report = _json(a["utility"].to_dict())
+    for model in (from_report, util):
+        jsonschema.validate(model, UTILITY_SCHEMA)
+    _same(from_report["measures"], util["measures"], exact=True)
+    _same(from_report["literature"]["measures"], util["literature"]["measures"], exact=True)
+    assert from_report["variables"]["il_variables"] == util["variables"]["il_variables"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_utility_is_the_same_on_every_path_with_one_column_rule(files, engine):
+    x, xm, px, pm = files
+    lib = _json(_quiet(SdcProblem(x, KEYS, num_vars=["inc", "exp"], w="w").utility, xm, random_state=2).to_dict())
+    cli = _cli_json(["utility", px, pm, "--keys", ",".join(KEYS), "--numeric", "inc,exp", "--json", "--engine", engine,
+                     "--random-state", "2"])
+    for model in (lib, cli):
+        jsonschema.validate(model, UTILITY_SCHEMA)
+    assert cli["format"] == lib["format"] == "pysdc-utility-1" and cli["engine"] == engine
+    # one rule: the integer key k is in il_variables, nominal (the role says it), on every path
+    for model in (lib, cli):
+        assert model["variables"]["il_variables"] == ["k", "t", "inc", "exp"]
+        assert model["variables"]["scales"] == {"k": "nominal"}
+    exact = engine == "pandas"
+    for name in ("IL1", "IL1s", "eigen", "il_correl", "il_variables"):
+        assert cli["measures"][name]["status"] == "ok", name
+        _same(lib["measures"][name]["value"], cli["measures"][name]["value"], exact=exact, path=name)
+    _same(lib["measures"]["il_variables"]["per_variable"], cli["measures"]["il_variables"]["per_variable"],
+          exact=exact)
+    if exact:
+        _same(lib["measures"], cli["measures"], exact=True)
+        _same(lib["literature"]["measures"], cli["literature"]["measures"], exact=True)
+    else:  # what needs the records in memory is said, in the same format
+        assert cli["measures"]["robeigen"]["status"] == "skipped"
+        assert all(m["status"] == "skipped" for m in cli["literature"]["measures"].values())
+    # and the library's own function on those columns and scales
+    ref = pysdc.il_variables(x[["k", "t", "inc", "exp"]], xm[["k", "t", "inc", "exp"]], scales={"k": "nominal"})
+    _same(float(ref.value), cli["measures"]["il_variables"]["value"], exact=exact)
+
+
+def test_the_old_engine_format_is_gone(files):
+    x, xm, px, pm = files
+    if not HAS_DUCKDB:
+        pytest.skip("needs duckdb")
+    cli = _cli_json(_risk_argv(px, "duckdb"))
+    assert cli["format"] == "pysdc-risk-1" and "top_combinations" not in cli and "provenance" in cli
