@@ -369,6 +369,8 @@ def _numeric_column(fn: str, data: pd.DataFrame, column) -> np.ndarray:
         raise InvalidParameterError(
             f"{fn}: column {column!r} must be numeric (int or float); got dtype {s.dtype} "
             "(sdcMicro: 'x' must be numeric).")
+    if isinstance(s.dtype, np.dtype):  # NumPy int/float: NaN is already NA, no mask to apply
+        return s.to_numpy(dtype=np.float64, copy=False)
     return s.to_numpy(dtype=np.float64, na_value=np.nan)
 
 
