@@ -278,3 +278,11 @@ def test_the_bridge_takes_an_sdcobj_live(problem):
     assert sdc.specification == problem.specification
     got = pysdc.r.measure_risk(sdc)
     assert got.global_risk_er == pytest.approx(sdc.risk["global"]["risk_ER"], rel=1e-12)
+
+
+def test_d_utility_methods_are_declared_once():
+    """The registry's variants and the problem's methods are d_utility's declared options, not copies of a list."""
+    from pysdc.problem import D_UTILITY_METHODS
+
+    options = tuple(by_python_name("d_utility").params["method"].options)
+    assert tuple(by_python_name("d_utility").variants) == options == D_UTILITY_METHODS

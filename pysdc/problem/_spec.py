@@ -27,8 +27,8 @@ __all__ = ["origin", "as_sdc_keys", "DEFAULT_COLLATION", "K_ANON_KS", "D_UTILITY
 
 #: the k of the k-anonymity violation counts
 K_ANON_KS = (2, 3, 5)
-#: dUtility's methods, in sdcMicro's order
-D_UTILITY_METHODS = ("IL1", "IL1s", "eigen", "robeigen")
+#: dUtility's methods, in sdcMicro's order: those d_utility declares (its ``method`` constraint)
+D_UTILITY_METHODS = tuple(by_python_name("d_utility").params["method"].options)
 
 # =============================================================================
 # where a number comes from
