@@ -547,6 +547,8 @@ def group_and_rename(data, var, before, after, *, add_na: bool = False) -> pd.Da
             f"group_and_rename: {len(after)} new name(s) for {len(selected)} level(s); recycled as R does "
             "(number of items to replace is not a multiple of replacement length).",
             CoercionWarning, stacklevel=user_stacklevel())
+    if all(isinstance(c, str) for c in cats):
+        after = [_level_text(a) for a in after]  # R's levels are text: after=5 is the level "5"
     new = list(cats)
     for j, i in enumerate(selected):
         new[i] = after[j % len(after)]
