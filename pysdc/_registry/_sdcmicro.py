@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._errors import DegenerateResultWarning
+from .._errors import DegenerateResultWarning, InvalidParameterError
 from .._results import (
     DUtilityResult,
     FreqCalcResult,
@@ -19,6 +19,7 @@ from .._results import (
     MeasureRiskResult,
 )
 from .._tolerances import tolerance_for
+from .._types import r_class
 from .._validation import FROM_ARRAY, RandomState, user_stacklevel
 from ..loss import d_utility, il_correl, il_variables
 from ..risk import freq_calc, indiv_risk, ldiversity, measure_risk
@@ -77,8 +78,6 @@ def _compare_d_utility(c, exp, act, args, mode):
 
 
 def _il_correl_from_r(res, values, R):
-    from .._types import r_class
-
     def num(d):
         return [str(col) for col in d.columns if r_class(d[col]) in ("numeric", "integer")]
 
@@ -149,8 +148,6 @@ def _indiv_risk_to_r(values, R):
     freq = values["freq"]
     fk, Fk = _floats(freq.fk), _floats(freq.Fk)
     if fk.shape != Fk.shape:
-        from .._errors import InvalidParameterError
-
         raise InvalidParameterError(f"freq.fk and freq.Fk differ in length ({fk.size} vs {Fk.size}).")
     keys = [str(k) for k in freq.key_vars] or ["key"]
     all_na = pd.arrays.IntegerArray(np.zeros(len(fk), dtype=np.int64), np.ones(len(fk), dtype=bool))
