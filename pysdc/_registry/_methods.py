@@ -395,7 +395,10 @@ def _microaggregation_to_r(v):
 
 def _microaggregation_from_r(out, values):
     fot = out.get("fot", 0.0)
-    return MicroaggregationResult(x=values["data"], mx=out["mx"], method=str(out["method"]), aggr=int(out["aggr"]),
+    mx = out["mx"]
+    if len(mx) == len(values["data"]):
+        mx.index = values["data"].index  # R's row names 1..n
+    return MicroaggregationResult(x=values["data"], mx=mx, method=str(out["method"]), aggr=int(out["aggr"]),
                                   measure=str(out["measure"]), fot=fot, groups=None)
 
 

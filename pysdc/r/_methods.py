@@ -32,6 +32,9 @@ def run(entry: Method, values: dict):
     with _session.LOCK:
         if seed is not None:
             _session.call_sexp("set.seed", (seed,), {}, package="base")
+        if entry.r == "mafast":  # sdcMicro's measure is an R function
+            kwargs = {**kwargs, "measure": _session.call("match.fun", (kwargs["measure"],), {}, package="base",
+                                                         as_robject=True)}
         if entry.r == "mvTopCoding":  # a data.table: as.data.frame in R before converting
             handle = _session.call(fun, args, kwargs, package="sdcMicro", as_robject=True)
             out = _session.call("as.data.frame", (handle,), {}, package="base")
