@@ -13,11 +13,15 @@ How to add a measure
 --------------------
 1. **Its native function** in ``pysdc/risk/_<name>.py`` or ``pysdc/loss/_<name>.py``
    (numeric kernel in ``pysdc/core/<name>.py``), its options keyword-only, decorated with
-   ``@validate_params({...})`` from :mod:`pysdc._validation` (``Frame``, ``Columns``,
+   ``@measure({...}, selects=..., engine=..., by_name=..., paired=...)`` from :mod:`pysdc._foreign`:
+   the constraints of its parameters from :mod:`pysdc._validation` (``Frame``, ``Columns``,
    ``Interval``, ``Options``, ``Boolean``, ``RandomState``... -- the bridge validates from the
-   same declaration and the tests generate the invalid values from it), returning a result
-   class (``@dataclass(frozen=True, eq=False, repr=False)`` deriving from
-   ``pysdc._results._Repr``) or a float/int.
+   same declaration and the tests generate the invalid values from it), what an SdcProblem in
+   place of its data stands for (``selects``), the engine function that computes it on a DuckDB
+   relation / Spark DataFrame or why it does not run there (``engine``), and how ``x`` and ``xm``
+   are paired; :class:`Measure` reads them there (``params``, ``selects``, ``engine`` ...). It returns
+   a result class (``@dataclass(frozen=True, eq=False, repr=False)`` deriving from
+   ``pysdc._results._Repr``).
 2. **Its R reference**: ``r_reference/make_cases_<RName>.py`` writes
    ``r_reference/cases/<RName>.json`` (the case list over stored inputs), and
    ``r_reference/generate_<RName>.R`` writes ``r_reference/outputs/<RName>.json``
@@ -26,7 +30,8 @@ How to add a measure
    ``_toolbox.py``: the handbook's risk toolbox; ``_literature.py`` and ``_checks.py``:
    native-only literature measures and analysts' checks, ``r=""``, ``bridge=False``), which
    :data:`MEASURES` concatenates: ``Measure(python, r, family, native, result, arguments=...,
-   fields=..., defaults=..., run_case=..., compare_case=...)``, where
+   fields=..., defaults=..., run_case=..., compare_case=..., description=..., citation=..., section=...)``
+   (``description``, ``citation`` and the report ``section`` are what reports show), where
    ``run_case(fn, args, inputs, expected) -> dict`` calls ``fn`` (native or bridge) with a
    stored case's R arguments ``args`` on its loaded ``inputs`` and returns the fields as
    sdcMicro's JSON stores them, and ``compare_case(c, expected, actual, args, mode)``
