@@ -35,8 +35,9 @@ class RBridgeWrappers(griffe.Extension):
         if mod.path != "pysdc.r":
             return
         from pysdc.r._measures import WRAPPERS
+        from pysdc.r._methods import METHOD_WRAPPERS
 
-        for name, fn in WRAPPERS.items():
+        for name, fn in {**WRAPPERS, **METHOD_WRAPPERS}.items():
             sig = inspect.signature(fn)
             params = griffe.Parameters(*(
                 griffe.Parameter(p.name, annotation=_annotation(p.annotation), kind=_KINDS[p.kind],
