@@ -113,7 +113,7 @@ def test_measure_risk_on_duckdb_equals_pandas(name):
         _close(ref.global_risk_er, got.global_risk_er)
         _close(ref.global_threshold, got.global_threshold, atol=0)
         ind = got.individual.to_pandas()
-        assert list(ind["position"]) == list(range(len(df)))
+        assert list(ind["record"]) == list(range(1, len(df) + 1))
         np.testing.assert_array_equal(ind["fk"], ref.individual["fk"])
         _close(ref.individual["Fk"], ind["Fk"])
         _close(ref.individual["risk"], ind["risk"])
@@ -236,15 +236,15 @@ def test_scan_directory_glob_and_csv(tmp_path):
         _close(ref.global_risk_er, got.global_risk_er)
         _close(ref.hier_risk_er, got.hier_risk_er)
         ind = got.individual.to_pandas()
-        assert list(ind["position"]) == list(range(len(df)))  # the parts' row numbers after their offsets
+        assert list(ind["record"]) == list(range(1, len(df) + 1))  # the parts' row numbers after their offsets
         np.testing.assert_array_equal(ind["fk"], ref.individual["fk"])
         _close(ref.individual["risk"], ind["risk"])
         _close(ref.individual["hier_risk"], ind["hier_risk"], atol=HIER.atol)
     got = _quiet(pysdc.measure_risk, pysdc.scan(tmp_path / "all.csv"), keys, w="w", hid="h")
     _close(ref.global_risk_er, got.global_risk_er)
     out = got.individual.to_parquet(tmp_path / "risk.parquet")
-    back = pd.read_parquet(out).sort_values("position")
-    assert list(back.columns) == ["position", "risk", "fk", "Fk", "hier_risk"]
+    back = pd.read_parquet(out).sort_values("record")
+    assert list(back.columns) == ["record", "risk", "fk", "Fk", "hier_risk"]
     _close(ref.individual["hier_risk"], back["hier_risk"], atol=HIER.atol)
 
 
@@ -258,7 +258,7 @@ def test_position_of_parquet_parts_with_uneven_sizes_and_an_empty_part(tmp_path)
     got = _quiet(pysdc.freq_calc, pysdc.scan(d), ["a", "b", "t"])
     ind = got.individual.to_pandas()
     ref = _quiet(pysdc.freq_calc, df, ["a", "b", "t"])
-    assert list(ind["position"]) == list(range(len(df)))
+    assert list(ind["record"]) == list(range(1, len(df) + 1))
     np.testing.assert_array_equal(ind["fk"], ref.fk)
     # a column named like DuckDB's row-number column: positions by row_number() instead
     df2 = df.rename(columns={"t": "file_row_number"})
@@ -287,7 +287,7 @@ def test_measure_risk_writing_as_it_measures_equals_measuring_then_writing(tmp_p
     for got in (plain, written):
         _close(ref.hier_risk_er, got.hier_risk_er)
         _close(ref.global_risk_er, got.global_risk_er)
-    back = pd.read_parquet(tmp_path / "out.parquet").sort_values("position")
+    back = pd.read_parquet(tmp_path / "out.parquet").sort_values("record")
     _close(ref.individual["hier_risk"], back["hier_risk"], atol=HIER.atol)
 
 
@@ -359,7 +359,7 @@ _LDIV_CASES = [c for c in json.loads((REF.parent / "cases" / "ldiversity.json").
 def _ldiv_compare(df, keys, sens, c=2.0):
     ref = _quiet(pysdc.ldiversity, df, keys, sens, l_recurs_c=c).table
     got = _quiet(pysdc.ldiversity, duckdb.connect().from_df(df), keys, sens, l_recurs_c=c)
-    back = got.individual.to_pandas().sort_values("position")
+    back = got.individual.to_pandas().sort_values("record")
     assert list(back.columns[1:]) == list(ref.columns)
     for col in ref.columns:  # counts exact; the entropy is a closed form per class
         np.testing.assert_allclose(back[col].to_numpy(float), ref[col].to_numpy(float), rtol=1e-12, atol=0,
@@ -553,7 +553,7 @@ def test_cli_risk_on_a_directory_with_output(tmp_path):
     _close(ref.hier_risk_er, report["household"]["expected_reidentifications"])
     viol = {r["k"]: r["unweighted"] for r in report["k_anonymity"]["violations"]}
     assert viol[3] == _quiet(pysdc.k_anon_violations, df, ["a", "b"], k=3)
-    back = pd.read_parquet(out).sort_values("position")
+    back = pd.read_parquet(out).sort_values("record")
     np.testing.assert_array_equal(back["fk"], ref.individual["fk"])
 
 

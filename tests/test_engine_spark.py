@@ -188,8 +188,8 @@ def test_positions_of_files_on_spark_are_the_files_rows_in_sorted_order(spark, t
     ref = _quiet(pysdc.freq_calc, keys, ["k3", "k4"], w="w")
     ind = _quiet(pysdc.freq_calc, pysdc.scan(kd, engine="spark", spark=spark), ["k3", "k4"], w="w").individual
     back = ind.to_pandas()
-    assert list(back.columns) == ["position", "fk", "Fk"]
-    assert list(back["position"]) == list(range(len(keys)))
+    assert list(back.columns) == ["record", "fk", "Fk"]
+    assert list(back["record"]) == list(range(1, len(keys) + 1))
     np.testing.assert_array_equal(back["fk"], ref.fk)
     _close(ref.Fk, back["Fk"])
 
@@ -205,8 +205,8 @@ def test_pysdc_risk_output_on_spark_equals_pandas(spark, tmp_path):
     ref = _quiet(pysdc.measure_risk, df, ["k3", "k4"], w="w", hid="hid")
     _close(ref.global_risk_er, report["global"]["expected_reidentifications"])
     _close(ref.hier_risk_er, report["household"]["expected_reidentifications"])
-    back = pd.read_parquet(out).sort_values("position")
-    assert list(back["position"]) == list(range(len(df)))
+    back = pd.read_parquet(out).sort_values("record")
+    assert list(back["record"]) == list(range(1, len(df) + 1))
     _close(ref.individual["hier_risk"], back["hier_risk"], atol=HIER.atol)
 
 

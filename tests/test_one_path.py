@@ -192,3 +192,30 @@ def test_the_old_engine_format_is_gone(files):
         pytest.skip("needs duckdb")
     cli = _cli_json(_risk_argv(px, "duckdb"))
     assert cli["format"] == "pysdc-risk-1" and "top_combinations" not in cli and "provenance" in cli
+
+
+@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.skipif(not HAS_DUCKDB,
+                                                                                             reason="needs duckdb"))])
+def test_output_is_the_result_in_every_command_and_records_are_1_based(files, tmp_path, engine):
+    """--output means the command's result in every command (report: the HTML report; risk and utility: the
+    model as .json, .md or .txt); risk's per-record table is --records, numbered 1, 2, ... as users read rows."""
+    x, xm, px, pm = files
+    for argv in (_risk_argv(px, engine), ["utility", px, pm, "--keys", ",".join(KEYS), "--numeric", "inc,exp",
+                                         "--json", "--engine", engine, "--random-state", "2"]):
+        out = tmp_path / f"{argv[0]}-{engine}.json"
+        printed = _cli_json([*argv, "--output", str(out)])
+        assert json.loads(out.read_text()) == printed
+        md = tmp_path / f"{argv[0]}-{engine}.md"
+        _cli_json([*argv, "-o", str(md)])
+        assert md.read_text().startswith("## ")
+    rec = tmp_path / f"records-{engine}.parquet"
+    model = _cli_json([*_risk_argv(px, engine), "--records", str(rec)])
+    back = pd.read_parquet(rec).sort_values("record")
+    assert list(back["record"]) == list(range(1, len(x) + 1))
+    assert model["output"]["columns"][0] == "record"
+    ind = _quiet(pysdc.measure_risk, x, KEYS, w="w", hid="h").individual
+    np.testing.assert_allclose(back["risk"].to_numpy(float), ind["risk"].to_numpy(float), rtol=ENGINE_SUMS.rtol)
+    # the highest risk's record number is the one the model's riskiest records name (pandas: one row per record)
+    if engine == "pandas":
+        top = model["top"][0]
+        assert back.loc[back["record"] == top["record"], "risk"].iloc[0] == top["risk"]

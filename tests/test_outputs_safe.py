@@ -163,11 +163,17 @@ def test_engine_table_to_parquet_refuses_its_input(files):
 
 @pytest.mark.parametrize("engine", ["pandas", "duckdb"])
 def test_risk_output_with_a_csv_name_is_refused(files, capsys, engine):
-    """`--output r.csv` wrote Parquet bytes under a .csv name; refused, with the accepted extensions."""
+    """`--output r.csv` wrote Parquet bytes under a .csv name; refused, with the accepted extensions: the per-record
+    risk (--records) is Parquet, the result (--output, as in every command) JSON, Markdown or text."""
+    code, err = _run(capsys, "risk", files / "d.parquet", "--keys", "a,b", "--engine", engine, "--no-suda",
+                     "--records", files / "r.csv")
+    _refused(code, err)
+    assert ".parquet" in err and ".pq" in err
+    assert not (files / "r.csv").exists()
     code, err = _run(capsys, "risk", files / "d.parquet", "--keys", "a,b", "--engine", engine, "--no-suda",
                      "--output", files / "r.csv")
     _refused(code, err)
-    assert ".parquet" in err and ".pq" in err
+    assert ".json" in err and ".md" in err and ".txt" in err
     assert not (files / "r.csv").exists()
 
 
@@ -367,7 +373,7 @@ def test_concurrent_writers_leave_one_complete_output(tmp_path):
         assert len(back) == n
         k = back["risk"].iloc[0]
         assert k in (1.0, 2.0)
-        pd.testing.assert_frame_equal(back.drop(columns="position"), tables[int(k) - 1])
+        pd.testing.assert_frame_equal(back.drop(columns="record"), tables[int(k) - 1])
     assert sorted(os.listdir(tmp_path)) == ["r.parquet"]
 
 
@@ -517,7 +523,7 @@ def test_two_runs_writing_the_same_output(tmp_path):
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for name in ("x", "y")]
     results = [(p.wait(120), p.stderr.read().decode()) for p in procs]
     assert all(code == 0 for code, _ in results), results
-    back = pd.read_parquet(out).sort_values("position")
+    back = pd.read_parquet(out).sort_values("record")
     assert len(back) in frames
     df = frames[len(back)]
     np.testing.assert_array_equal(back["fk"].to_numpy(), df.groupby(["a", "b"])["a"].transform("size").to_numpy())

@@ -176,7 +176,7 @@ def test_peak_rss_at_a_small_memory_limit(tmp_path):
     assert n_comb > 1_900_000
     bound = 1.2 * (300 * 10**6 + _cli.BASELINE_BYTES + _cli.PER_COMBINATION_BYTES * n_comb)
     assert peak <= bound, f"peak {peak / 2**20:.0f} MB > {bound / 2**20:.0f} MB"
-    assert pq.ParquetFile(out).schema_arrow.names == ["position", "risk", "fk", "Fk"]  # names as ever
+    assert pq.ParquetFile(out).schema_arrow.names == ["record", "risk", "fk", "Fk"]  # 1-based record numbers
     assert pq.ParquetFile(out).metadata.num_rows == 2_000_000
     if peak > 300 * 10**6:
         assert "exceeded --memory-limit 300MB" in r.stderr and f"{n_comb:,} key combinations" in r.stderr

@@ -485,13 +485,43 @@ def report_failure(exc: BaseException, args=None) -> int:
     return 2
 
 
-def emit_report(report: dict, ws: Warnings, as_json: bool, render, out) -> int:
-    """Print a report (JSON, or text through ``render``) to ``out`` and its warnings to stderr; exit code 0."""
+#: ``--output FILE``, the command's result written to a file, in every command: its format by the extension
+RESULT_EXTENSIONS = (".json", ".md", ".txt")
+
+
+def add_output_flag(p: argparse.ArgumentParser) -> None:
+    """``--output FILE``: the command's result, as ``pysdc report --output`` writes its HTML report."""
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="also write the result to FILE, its format by the extension: .json (the JSON format, as "
+                        "--json prints it), .md (Markdown tables) or .txt (the text printed); never over an input, "
+                        "and only once complete (a temporary file beside it, then renamed)")
+
+
+def check_result_output(output, inputs) -> None:
+    """``--output``, before any work: a .json, .md or .txt name, never an input."""
+    if output:
+        from ..io import check_output
+
+        check_output(output, [i for i in inputs if i], extensions=RESULT_EXTENSIONS,
+                     format_name="the result as JSON (.json), Markdown (.md) or text (.txt)")
+
+
+def emit_report(report: dict, ws: Warnings, as_json: bool, render, out, *, output=None) -> int:
+    """Print a report (JSON, or text through ``render``) to ``out`` and its warnings to stderr, and write it to
+    ``output`` (``--output``: .json, .md or .txt); exit code 0."""
     import json
 
     from ..report import jsonable
 
     report["warnings"] = ws.as_json()
+    if output:
+        from ..io import write_text
+        from ..report import to_markdown
+
+        ext = Path(output).suffix.lower()
+        text = (json.dumps(jsonable(report), indent=2, allow_nan=False) if ext == ".json"
+                else to_markdown(report) if ext == ".md" else render(report))
+        write_text(output, text + "\n", encoding="utf-8")
     if as_json:
         print(json.dumps(jsonable(report), indent=2, allow_nan=False), file=out)
     else:

@@ -53,21 +53,22 @@ def add_engine_options(parser, *, output: bool) -> None:
                         help="no progress on stderr (by default, a run taking more than 2 s shows its stages and "
                              "a line every 10 s during a long step)")
     if output:
-        parser.add_argument("--output", metavar="FILE.parquet",
-                            help="write the per-record risk (position or --id, risk, fk, Fk, hier_risk) to a "
+        parser.add_argument("--records", metavar="FILE.parquet",
+                            help="write the per-record risk (record, the 1-based record number, or --id; risk, fk, Fk, hier_risk) to a "
                                  "Parquet file, .parquet or .pq (a directory of part files with Spark); never over "
-                                 "an input, and only once complete (a temporary file beside it, then renamed)")
+                                 "an input, and only once complete (a temporary file beside it, then renamed). "
+                                 "(--output FILE.parquet, its old spelling, still works, with a notice)")
 
 
-#: the names ``pysdc risk --output`` accepts: the extension decides the format (Parquet)
+#: the names ``pysdc risk --records`` accepts: the extension decides the format (Parquet)
 OUTPUT_EXTENSIONS = (".parquet", ".pq")
 
 
 def check_risk_output(output: str, engine: str, inputs) -> None:
-    """``pysdc risk --output``, before any work: a Parquet name (with Spark also a directory name without
+    """``pysdc risk --records``, before any work: a Parquet name (with Spark also a directory name without
     extension), not an input nor inside one (:func:`pysdc.io.check_output`)."""
     spark_dir = engine == "spark" and not os.path.splitext(os.path.basename(output.rstrip("/")))[1]
-    check_output(output, inputs, extensions=None if spark_dir else OUTPUT_EXTENSIONS,
+    check_output(output, inputs, what="--records", extensions=None if spark_dir else OUTPUT_EXTENSIONS,
                  format_name="the per-record risk as Parquet" + (" (a directory of part files; with --engine spark "
                                                                  "also a directory name without extension)"
                                                                  if engine == "spark" else ""),
@@ -256,18 +257,18 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     for flag, names in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
                         ("--id", [args.id] if args.id else [])):
         check_columns(flag, names, cols, "DATA")
-    guard = sigterm_as_exception() if args.output else contextlib.nullcontext()
-    with guard, writing_individual(args.output):  # the records are joined to their risks once, written as measured
+    guard = sigterm_as_exception() if args.records else contextlib.nullcontext()
+    with guard, writing_individual(args.records):  # the records are joined to their risks once, written as measured
         res = ws.run("measure_risk", measure_risk, data, keys, w=weight, hid=hid,
                      max_global_risk=args.max_global_risk, alpha=args.alpha)
     stage("k-anonymity, risk distribution and the riskiest combinations")
     report = engine_risk_model(res, keys=keys, w=weight, hid=hid, alpha=args.alpha, top=args.top,
                                source={"path": args.data, "n_columns": len(cols)}, engine=data.engine,
                                n_columns=len(cols))
-    if args.output:
-        report["output"] = {"path": args.output, "columns": list(res.individual.columns)}
+    if args.records:
+        report["output"] = {"path": args.records, "columns": list(res.individual.columns)}
     memory_note(args.memory_limit, len(res.combinations), quiet=args.quiet)
-    return emit_report(report, ws, args.json, risk_text, out)
+    return emit_report(report, ws, args.json, risk_text, out, output=args.output)
 
 
 #: what pysdc's own part of an engine run takes beside DuckDB's --memory-limit: Python with pandas, pyarrow
@@ -293,11 +294,12 @@ def memory_note(memory_limit, n_combinations, *, quiet: bool = False) -> None:
 
 
 def write_pandas_output(path: str, data, individual, id_col: str | None) -> None:
-    """``--output`` on the pandas path: position (or the id column) and the per-record risk columns."""
+    """``--records`` on the pandas path: the 1-based record number (or the id column) and the per-record risk
+    columns."""
     import pandas as pd
 
     front = (pd.DataFrame({id_col: data[id_col].to_numpy()}) if id_col
-             else pd.DataFrame({"position": np.arange(len(individual), dtype=np.int64)}))
+             else pd.DataFrame({"record": np.arange(1, len(individual) + 1, dtype=np.int64)}))
     table = pd.concat([front, individual.reset_index(drop=True)], axis=1)
 
     with atomic_output(path, make_parents=True) as tmp:  # the caller checked path (check_risk_output)
@@ -368,7 +370,7 @@ def run_utility(args, orig_path, masked_path, keys, nums, scales, ws, out, *, re
         report["variable_selection"] = {"numeric_taken": chosen["taken"], "keys": keys,
                                         "left_out": chosen["excluded"]}
     memory_note(args.memory_limit, None, quiet=args.quiet)
-    return emit_report(report, ws, args.json, render, out)
+    return emit_report(report, ws, args.json, render, out, output=getattr(args, "output", None))
 
 
 def _count(s) -> int:

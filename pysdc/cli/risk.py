@@ -9,6 +9,8 @@ from .._errors import InvalidParameterError
 from ..problem import DEFAULT_COLLATION, SdcProblem
 from ..report import risk_text
 from ._common import (
+    add_output_flag,
+    check_result_output,
     FORMATS,
     UsageError,
     Warnings,
@@ -69,6 +71,7 @@ def add_parser(sub) -> None:
     from ._engine import add_engine_options
 
     add_engine_options(r, output=True)
+    add_output_flag(r)
     r.add_argument("--json", action="store_true", help="print JSON instead of text")
     r.set_defaults(run=run)
 
@@ -115,10 +118,13 @@ def run(args, out) -> int:
     engine = "pandas" if args.demo else choose_engine(
         args.engine, path, columns=[c for c in (*keys, weight, hid, args.id) if c], memory_limit=args.memory_limit,
         quiet=args.quiet)
-    if args.output:  # before any work: a Parquet name, never an input (nor a sidecar, nor inside an input directory)
+    inputs = [path, x_path, masked_path, args.schema, args.masked_schema]
+    records_flag(args, engine)
+    if args.records:  # before any work: a Parquet name, never an input (nor a sidecar, nor inside an input directory)
         from ._engine import check_risk_output
 
-        check_risk_output(args.output, engine, [path, x_path, masked_path, args.schema, args.masked_schema])
+        check_risk_output(args.records, engine, inputs)
+    check_result_output(args.output, inputs)
     if engine != "pandas":  # DuckDB or Spark: the file, directory or glob is measured where it lies
         if numeric_requested(args):
             raise UsageError("--numeric (dRisk, dRiskRMD) needs the records in memory: use --engine pandas.")
@@ -164,15 +170,15 @@ def run(args, out) -> int:
     report = res.to_dict(top=args.top, source={"path": shown, "n_columns": len(header)})
     if report["distance"] is not None:
         report["distance"]["masked"]["path"] = masked["path"]
-    if args.output:  # the per-record risk (position or --id, risk, fk, Fk, hier_risk)
+    if args.records:  # the per-record risk (record or --id, risk, fk, Fk, hier_risk)
         from ..io import sigterm_as_exception
         from ._engine import write_pandas_output
 
         with sigterm_as_exception():
-            write_pandas_output(args.output, data, res.measure_risk.individual, args.id)
-        report["output"] = {"path": args.output, "columns": [args.id or "position",
+            write_pandas_output(args.records, data, res.measure_risk.individual, args.id)
+        report["output"] = {"path": args.records, "columns": [args.id or "record",
                                                              *res.measure_risk.individual.columns]}
-    return emit_report(report, ws, args.json, risk_text, out)
+    return emit_report(report, ws, args.json, risk_text, out, output=args.output)
 
 
 _FLAGS = (("key_vars", "--keys"), ("num_vars", "--numeric"), ("sensitive", "--sensitive"), ("w", "--weight"),
@@ -202,6 +208,24 @@ def add_collation_flag(p) -> None:
                    help="text key variables become factors, as sdcMicro's createSdcObj makes them; their levels "
                         "are sorted as R sorts text: 'icu' (R in a UTF-8 locale, R's default on Linux and macOS) "
                         "or 'C' (R with LC_COLLATE=C: code point order). Default icu")
+
+
+def records_flag(args, engine: str) -> None:
+    """``--output FILE.parquet`` (or, with Spark, a name without extension), the old spelling of ``--records``:
+    moved there with a notice (``--output`` is the command's result in every command now)."""
+    import os
+    import sys
+
+    out = args.output
+    if not out:
+        return
+    ext = os.path.splitext(os.path.basename(out.rstrip("/")))[1].lower()
+    if ext in (".parquet", ".pq") or (engine == "spark" and not ext):
+        if args.records:
+            raise UsageError("give the per-record risk once: --records FILE.parquet (--output is the result).")
+        print(f"pysdc: note: --output {out} is deprecated for the per-record risk; use --records {out} (--output now "
+              "writes the command's result, .json, .md or .txt, as in every command).", file=sys.stderr)
+        args.records, args.output = out, None
 
 
 def numeric_requested(args) -> bool:

@@ -11,6 +11,8 @@ from ..problem import SdcProblem
 from ..report import utility_text
 from .risk import flags_for
 from ._common import (
+    add_output_flag,
+    check_result_output,
     FORMATS,
     UsageError,
     Warnings,
@@ -83,6 +85,7 @@ def add_parser(sub) -> None:
     from ._engine import add_engine_options
 
     add_engine_options(u, output=False)
+    add_output_flag(u)
     u.add_argument("--json", action="store_true", help="print JSON instead of text")
     u.set_defaults(run=run)
 
@@ -102,6 +105,7 @@ def run(args, out) -> int:
             raise UsageError("utility needs two files, ORIGINAL and MASKED (or --demo).")
         orig_path, masked_path = args.original, args.masked
         shown = (orig_path, masked_path)
+        check_result_output(args.output, [orig_path, masked_path, args.schema, args.masked_schema])
         warn_same_file(orig_path, masked_path, "ORIGINAL and MASKED", "every information loss is 0", ws)
         from ._engine import choose_engine
 
@@ -237,7 +241,7 @@ def run(args, out) -> int:
     if args.plots is not None:
         report["plots"] = _write_plots(x[vars_], xm[vars_], args.plots, next(iter(comparisons.values()), None),
                                        [orig_path, masked_path, args.schema, args.masked_schema])
-    return emit_report(report, ws, args.json, _render, out)
+    return emit_report(report, ws, args.json, _render, out, output=args.output)
 
 
 def _render(report: dict) -> str:

@@ -37,7 +37,7 @@ from ..core.keys import key_codes, warn_fk_overflow, weight_rules
 from ..core.ldiversity import ldiversity_block
 from ..core.threshold import global_threshold_grouped
 from ..io import atomic_output
-from ._tables import SRC
+from ._tables import POSITION, SRC
 
 __all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "writing_individual"]
 
@@ -212,9 +212,9 @@ def _records(table, keys, res, columns: dict, *, hid=None):
     sql += f" SELECT {', '.join(ids + out)}{tail}"
     native = table.query(sql, res=res)
     positional = table.id is None and table.has_positions()
-    names = [table.id] if table.id else (["position"] if positional else list(table.columns))
+    names = [table.id] if table.id else ([POSITION] if positional else list(table.columns))
     names += list(columns) + (["hier_risk"] if hid is not None else [])
-    order = table.id if table.id else ("position" if positional else None)
+    order = table.id if table.id else (POSITION if positional else None)
     return table.table(native, names, order, repeated=list(columns))
 
 

@@ -21,8 +21,8 @@ __all__ = ["Scan", "scan", "EngineTable", "as_table", "engine_kind", "SRC"]
 
 #: the name every reduction's SQL gives the table it runs on
 SRC = "pysdc_src"
-#: position column of the per-record tables (0-based record position in the input)
-POSITION = "position"
+#: record column of the per-record tables: the 1-based record number in the input (as in R and the reports)
+POSITION = "record"
 #: Spark: a per-combination result table of at most this many rows is broadcast to the join with the
 #: records (unless the session disables broadcast joins, autoBroadcastJoinThreshold = -1)
 BROADCAST_MAX_COMBINATIONS = 1_000_000
@@ -554,7 +554,7 @@ class DuckTable(_Backend):
     def record_id(self, alias: str = "s.") -> list[str]:
         if self.id:
             return [f"{alias}{self.q(self.id)} AS {self.q(self.id)}"]
-        return [f"{alias}pysdc_position AS {POSITION}"]
+        return [f"{alias}pysdc_position + 1 AS {POSITION}"]
 
     def table(self, native, columns, order, repeated=()) -> EngineTable:
         return EngineTable(native, "duckdb", order, columns, repeated, inputs=getattr(self, "sources", ()))
@@ -693,7 +693,7 @@ class SparkTable(_Backend):
         if self.id:
             return [f"{alias}{self.q(self.id)} AS {self.q(self.id)}"]
         if self.positioned() is not None:
-            return [f"{alias}pysdc_position AS {POSITION}"]
+            return [f"{alias}pysdc_position + 1 AS {POSITION}"]
         return [f"{alias}{self.q(c)} AS {self.q(c)}" for c in self.columns]
 
     def table(self, native, columns, order, repeated=()) -> EngineTable:
