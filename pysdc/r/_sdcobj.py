@@ -13,18 +13,13 @@ import html
 from .._errors import InvalidParameterError
 from ..io import as_frame
 from ..problem import SdcProblem, _validate
+from . import _session
 from ._objects import RObject
 
 __all__ = ["SdcObj", "PRINT_TYPES"]
 
 #: the ``type`` values of sdcMicro's ``print`` method for an sdcMicroObj
 PRINT_TYPES = ("general", "kAnon", "ls", "pram", "recode", "risk", "numrisk")
-
-
-def _session():
-    from . import _session as s
-
-    return s
 
 
 def _r_names(kwargs: dict) -> dict:
@@ -167,7 +162,7 @@ class SdcObj:
             "sensibleVar": list(spec["sensitive"]) or None,
         }
         kwargs.update(_r_names(r_options))
-        return cls(_session().call("createSdcObj", (), kwargs, package="sdcMicro", as_robject=True))
+        return cls(_session.call("createSdcObj", (), kwargs, package="sdcMicro", as_robject=True))
 
     @classmethod
     def from_problem(cls, problem, **r_options) -> SdcObj:
@@ -199,11 +194,11 @@ class SdcObj:
         return self._call("get.sdcMicroObj", type=type)
 
     def _call(self, fun: str, *args, **kwargs):
-        return _session().call(fun, (self._handle, *args), kwargs, package="sdcMicro", memo=self._dtypes)
+        return _session.call(fun, (self._handle, *args), kwargs, package="sdcMicro", memo=self._dtypes)
 
     def _spec(self) -> dict:
         if self._names_cache is None:
-            out = _session().call("sdc_names", (self._handle,), {}, helper=True, as_robject=False)
+            out = _session.call("sdc_names", (self._handle,), {}, helper=True, as_robject=False)
             import numpy as np
 
             def names(v):
@@ -278,7 +273,7 @@ class SdcObj:
         Arguments after the object are R arguments (names as in :func:`pysdc.r.call`);
         ``seed`` sets R's ``set.seed(seed)`` first.
         """
-        s = _session()
+        s = _session
         with s.LOCK:
             if seed is not None:
                 if isinstance(seed, bool) or not isinstance(seed, int):
