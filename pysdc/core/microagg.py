@@ -62,64 +62,95 @@ def _weights(xm: np.ndarray, miss: np.ndarray):
 
 
 class _Remaining:
-    """The records not yet grouped, in record order, one contiguous row per variable."""
+    """The records not yet grouped, in record order, one contiguous row per variable.
+
+    Grouped records are only marked (``alive``) and zeroed in ``zcols`` -- adding 0.0 leaves a running
+    sum unchanged, so the centre is still the record-order sum of the remaining values -- and the
+    arrays are compacted when half of them are grouped.
+    """
 
     def __init__(self, xm: np.ndarray, miss: np.ndarray | None):
         self.cols = np.ascontiguousarray(xm.T)
         self.miss = None if miss is None else np.ascontiguousarray(miss.T)
+        self.zcols = self.cols.copy() if miss is None else np.where(self.miss, 0.0, self.cols)
         self.ids = np.arange(xm.shape[0])
-
-    @property
-    def size(self) -> int:
-        return self.ids.size
+        self.alive = np.ones(xm.shape[0], dtype=bool)
+        self.size = xm.shape[0]
+        self.counts = (np.full(xm.shape[1], self.size) if miss is None
+                       else (~self.miss).sum(axis=1))
 
     def drop(self, pos: np.ndarray) -> None:
-        keep = np.ones(self.ids.size, dtype=bool)
-        keep[pos] = False
-        self.cols = self.cols[:, keep]
-        self.ids = self.ids[keep]
-        if self.miss is not None:
-            self.miss = self.miss[:, keep]
+        self.alive[pos] = False
+        self.zcols[:, pos] = 0.0
+        self.size -= pos.size
+        if self.miss is None:
+            self.counts = self.counts - pos.size
+        else:
+            self.counts = self.counts - (~self.miss[:, pos]).sum(axis=1)
+        if self.size * 2 < self.ids.size:
+            keep = self.alive
+            self.cols = self.cols[:, keep]
+            self.zcols = self.zcols[:, keep]
+            self.ids = self.ids[keep]
+            if self.miss is not None:
+                self.miss = self.miss[:, keep]
+            self.alive = np.ones(self.ids.size, dtype=bool)
+
+    def positions(self) -> np.ndarray:
+        return np.flatnonzero(self.alive)
 
 
 def _centre(rem: _Remaining) -> np.ndarray:
     """Mean of the non-missing values per variable, summed in record order; -999 where all are missing."""
-    if rem.miss is None:
-        return np.cumsum(rem.cols, axis=1)[:, -1] / rem.size
-    vals = np.where(rem.miss, 0.0, rem.cols)  # adding 0.0 leaves a running sum unchanged
-    cnt = (~rem.miss).sum(axis=1)
-    s = np.cumsum(vals, axis=1)[:, -1]
+    s = np.cumsum(rem.zcols, axis=1)[:, -1]
+    cnt = rem.counts
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(cnt > 0, s / np.maximum(cnt, 1), MDAV_MISSING)
 
 
 def _distances(rem: _Remaining, q: np.ndarray, w: np.ndarray, mdist: np.ndarray) -> np.ndarray:
-    """sdcMicro's single-precision distances of the remaining records to the point ``q``."""
-    d = np.zeros(rem.size, dtype=np.float32)
-    t = np.empty(rem.size)
+    """sdcMicro's single-precision distances of the remaining records to the point ``q``
+    (grouped records: -1, below every distance)."""
+    m = rem.ids.size
+    d = np.zeros(m, dtype=np.float32)
+    t = np.empty(m)
+    tf = np.empty(m, dtype=np.float32)
     for j in range(q.size):
         np.subtract(rem.cols[j], q[j], out=t)
         np.multiply(t, t, out=t)
         np.multiply(t, w[j], out=t)
-        tf = t.astype(np.float32)
+        tf[...] = t  # rounded to single precision
         if rem.miss is not None:
             qmiss = q[j] == MDAV_MISSING
             np.putmask(tf, rem.miss[j] != qmiss, mdist[j])
         d += tf
+    if rem.size < m:
+        np.putmask(d, ~rem.alive, np.float32(-1.0))
     return d
 
 
-def _nearest(d: np.ndarray, k: int) -> np.ndarray:
+def _nearest(d: np.ndarray, k: int, rem: _Remaining) -> np.ndarray:
     """Positions of the ``k`` smallest distances, nearest first; ties: the later record first."""
     m = d.size
-    if k >= m:
-        sel = np.arange(m)
+    if k >= rem.size:
+        sel = rem.positions()
+    elif rem.size < m:
+        d = d.copy()
+        np.putmask(d, ~rem.alive, np.float32(np.inf))
+        return _nearest(d, k, _ALL)
     else:
         thr = np.partition(d, k - 1)[k - 1]
         less = np.flatnonzero(d < thr)
         eq = np.flatnonzero(d == thr)
         sel = np.concatenate((less, eq[eq.size - (k - less.size):]))
     return sel[np.lexsort((-sel, d[sel]))]
+
+
+class _AllAlive:
+    size = np.iinfo(np.int64).max  # no record is grouped
+
+
+_ALL = _AllAlive()
 
 
 def _group_value(rem: _Remaining, pos: np.ndarray, divide_by_all: bool) -> np.ndarray:
@@ -166,7 +197,7 @@ def mdav(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
         for _ in range(ngroups):
             d = _distances(rem, q, w, mdist)
             far = int(np.argmax(d))
-            pos = _nearest(d, k)
+            pos = _nearest(d, k, rem)
             rows = rem.ids[pos]
             out[rows] = _group_value(rem, pos, False)
             groups[rows] = g
@@ -176,12 +207,13 @@ def mdav(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
         left -= k * ngroups
     diluted = False
     if left:
-        pos = np.arange(rem.size)
+        pos = rem.positions()
         val = _group_value(rem, pos, True)
         if rem.miss is not None:
-            diluted = bool(((rem.miss.sum(axis=1) > 0) & (rem.miss.sum(axis=1) < rem.size)).any())
-        out[rem.ids] = val
-        groups[rem.ids] = g
+            nmiss = rem.miss[:, pos].sum(axis=1)
+            diluted = bool(((nmiss > 0) & (nmiss < pos.size)).any())
+        out[rem.ids[pos]] = val
+        groups[rem.ids[pos]] = g
     out[na] = np.nan
     return out, groups, diluted
 
