@@ -16,8 +16,7 @@ import pandas as pd
 import pytest
 
 import pysdc
-from pysdc import InvalidParameterError, SdcProblem
-from pysdc import _foreign, _validation
+from pysdc import InvalidParameterError, SdcProblem, _foreign, _validation
 from pysdc._registry import MEASURES, by_python_name
 from pysdc._registry._measure import SECTIONS
 
@@ -286,3 +285,10 @@ def test_d_utility_methods_are_declared_once():
 
     options = tuple(by_python_name("d_utility").params["method"].options)
     assert tuple(by_python_name("d_utility").variants) == options == D_UTILITY_METHODS
+
+
+def test_from_problem_refuses_what_is_not_a_problem_before_r_starts(demo):
+    import pysdc.r
+
+    with pytest.raises(InvalidParameterError, match="problem must be a pysdc.SdcProblem; got DataFrame"):
+        pysdc.r.SdcObj.from_problem(demo[0])

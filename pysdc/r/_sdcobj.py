@@ -166,7 +166,13 @@ class SdcObj:
 
     @classmethod
     def from_problem(cls, problem, **r_options) -> SdcObj:
-        """The :class:`pysdc.SdcProblem`'s data and specification as an sdcMicroObj."""
+        """sdcMicro's ``createSdcObj`` on a :class:`pysdc.SdcProblem`'s data and specification (needs R).
+
+        ``r_options`` are further arguments of ``createSdcObj`` by their R names (see :meth:`create`);
+        :meth:`to_problem` goes back.
+        """
+        if not isinstance(problem, SdcProblem):
+            raise InvalidParameterError(f"problem must be a pysdc.SdcProblem; got {type(problem).__name__}.")
         spec = problem.specification
         return cls.create(problem.data, spec.pop("key_vars"), **spec, **r_options)
 
