@@ -28,21 +28,21 @@ from pysdc.loss._benchmark import ci_overlap, compare_estimates, gini, weighted_
     (3.0, 3.0, 3.0, 3.0, 1.0),                 # identical points
 ])
 def test_worked_examples(lx, ux, lm, um, want):
-    assert ci_overlap(lx, ux, lm, um) == pytest.approx(want, rel=1e-15, abs=1e-15)
+    assert float(ci_overlap(lx, ux, lm, um)) == pytest.approx(want, rel=1e-15, abs=1e-15)
 
 
 def test_vectorised_and_broadcast():
     lx = np.array([0.0, 0.0, 0.0])
     ux = np.array([2.0, 4.0, 1.0])
-    j = ci_overlap(lx, ux, np.array([1.0, 1.0, 2.0]), np.array([3.0, 2.0, 3.0]))
+    j = ci_overlap(lx, ux, np.array([1.0, 1.0, 2.0]), np.array([3.0, 2.0, 3.0])).overlap
     np.testing.assert_allclose(j, [0.5, 0.625, -1.0], rtol=1e-15)
-    assert ci_overlap(0.0, 1.0, np.array([0.0, 0.5]), np.array([1.0, 1.5])).shape == (2,)
+    assert ci_overlap(0.0, 1.0, np.array([0.0, 0.5]), np.array([1.0, 1.5])).overlap.shape == (2,)
 
 
 def test_zero_width_and_nan():
     with pytest.warns(DegenerateResultWarning, match="width 0"):
-        assert math.isnan(ci_overlap(1.0, 1.0, 0.0, 2.0))
-    assert math.isnan(ci_overlap(np.nan, 1.0, 0.0, 2.0))
+        assert math.isnan(float(ci_overlap(1.0, 1.0, 0.0, 2.0)))
+    assert math.isnan(float(ci_overlap(np.nan, 1.0, 0.0, 2.0)))
 
 
 def test_reversed_interval_refused():
@@ -56,7 +56,7 @@ def test_reversed_interval_refused():
 
 def test_j_decreases_as_intervals_move_apart():
     shifts = np.linspace(0, 5, 51)
-    j = ci_overlap(0.0, 1.0, shifts, shifts + 1.0)
+    j = ci_overlap(0.0, 1.0, shifts, shifts + 1.0).overlap
     assert np.all(np.diff(j) < 0) and j[0] == 1.0 and j[-1] < 0
 
 
@@ -70,7 +70,7 @@ def demo():
 
 def test_weighted_mean_against_hand_formula(demo):
     x, xm = demo
-    t = compare_estimates(x, xm, "mean(income)", w="weight")
+    t = compare_estimates(x, xm, "mean(income)", w="weight").table
     row = t.iloc[0]
     d = x[["income", "weight"]].dropna()
     y, w = d["income"].to_numpy(), d["weight"].to_numpy()
@@ -81,12 +81,12 @@ def test_weighted_mean_against_hand_formula(demo):
     z = stats.norm.ppf(0.975)
     np.testing.assert_allclose([row.estimate_x, row.lower_x, row.upper_x], [m, m - z * se, m + z * se], rtol=1e-12)
     assert row.n_x == n and row.inside == (row.lower_x <= row.estimate_xm <= row.upper_x)
-    assert row.overlap == pytest.approx(ci_overlap(row.lower_x, row.upper_x, row.lower_xm, row.upper_xm))
+    assert row.overlap == pytest.approx(float(ci_overlap(row.lower_x, row.upper_x, row.lower_xm, row.upper_xm)))
 
 
 def test_unweighted_mean_is_textbook(demo):
     x, xm = demo
-    row = compare_estimates(x, xm, "mean(expenditure)", level=0.9).iloc[0]
+    row = compare_estimates(x, xm, "mean(expenditure)", level=0.9).table.iloc[0]
     y = x["expenditure"].dropna().to_numpy()
     half = stats.norm.ppf(0.95) * y.std(ddof=1) / math.sqrt(y.size)
     np.testing.assert_allclose([row.lower_x, row.upper_x], [y.mean() - half, y.mean() + half], rtol=1e-12)
@@ -94,7 +94,7 @@ def test_unweighted_mean_is_textbook(demo):
 
 def test_total_and_ratio(demo):
     x, xm = demo
-    t = compare_estimates(x, xm, ["total(income)", "ratio(income, expenditure)"], w="weight")
+    t = compare_estimates(x, xm, ["total(income)", "ratio(income, expenditure)"], w="weight").table
     d = x[["income", "weight"]].dropna()  # total: records with an income
     y, w = d["income"].to_numpy(), d["weight"].to_numpy()
     n = y.size
@@ -120,29 +120,29 @@ def test_quantile_definition():
 
 def test_quantile_interval_contains_estimate(demo):
     x, xm = demo
-    t = compare_estimates(x, xm, ["median(income)", "quantile(income, 0.9)"], w="weight")
+    t = compare_estimates(x, xm, ["median(income)", "quantile(income, 0.9)"], w="weight").table
     assert (t.lower_x <= t.estimate_x).all() and (t.estimate_x <= t.upper_x).all()
     assert t.iloc[0].estimate_x == weighted_quantile(*(x[["income", "weight"]].dropna().to_numpy().T), [0.5])[0]
 
 
 def test_gini_row_equals_gini(demo):
     x, xm = demo
-    row = compare_estimates(x, xm, "gini(income)", w="weight", gini_ci="linearization").iloc[0]
+    row = compare_estimates(x, xm, "gini(income)", w="weight", gini_ci="linearization").table.iloc[0]
     g = gini(x["income"], w=x["weight"], na_rm=True, ci="linearization")
     assert (row.estimate_x, row.lower_x, row.upper_x) == (g.value, g.lower, g.upper)
-    b1 = compare_estimates(x, xm, "gini(income)", w="weight", random_state=3)
-    b2 = compare_estimates(x, xm, "gini(income)", w="weight", random_state=3)
+    b1 = compare_estimates(x, xm, "gini(income)", w="weight", random_state=3).table
+    b2 = compare_estimates(x, xm, "gini(income)", w="weight", random_state=3).table
     pd.testing.assert_frame_equal(b1, b2)
 
 
 def test_by_groups_equal_subsets(demo):
     x, xm = demo
-    t = compare_estimates(x, xm, "mean(income)", w="weight", by="sex")
+    t = compare_estimates(x, xm, "mean(income)", w="weight", by="sex").table
     assert list(t.columns[:2]) == ["estimator", "sex"] and len(t) == x["sex"].nunique()
     for _, row in t.iterrows():
-        sub = compare_estimates(x[x.sex == row.sex], xm[xm.sex == row.sex], "mean(income)", w="weight").iloc[0]
+        sub = compare_estimates(x[x.sex == row.sex], xm[xm.sex == row.sex], "mean(income)", w="weight").table.iloc[0]
         assert row.estimate_x == sub.estimate_x and row.upper_xm == sub.upper_xm
-    t2 = compare_estimates(x, xm, "total(income)", w="weight", by=["sex", "urbrur"])
+    t2 = compare_estimates(x, xm, "total(income)", w="weight", by=["sex", "urbrur"]).table
     assert len(t2) == 4
 
 
@@ -153,7 +153,7 @@ def test_user_callable(demo):
         p = float(np.average(frame["income"].fillna(0) == 0, weights=w))
         return p, p - 0.01, p + 0.01
 
-    row = compare_estimates(x, xm, share_zero, w="weight").iloc[0]
+    row = compare_estimates(x, xm, share_zero, w="weight").table.iloc[0]
     assert row.estimator == "share_zero" and row.method == "user estimator"
     assert row.upper_x - row.lower_x == pytest.approx(0.02)
 
@@ -163,8 +163,8 @@ def test_user_callable(demo):
 
 def test_weights_from_x_when_xm_lacks_them(demo):
     x, xm = demo
-    a = compare_estimates(x, xm, "mean(income)", w="weight")
-    b = compare_estimates(x, xm.drop(columns="weight"), "mean(income)", w="weight")
+    a = compare_estimates(x, xm, "mean(income)", w="weight").table
+    b = compare_estimates(x, xm.drop(columns="weight"), "mean(income)", w="weight").table
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -200,7 +200,7 @@ def test_identical_data_overlap_one(demo):
     x, _ = demo
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        t = compare_estimates(x, x, ["mean(income)", "total(savings)", "median(expenditure)"], w="weight")
+        t = compare_estimates(x, x, ["mean(income)", "total(savings)", "median(expenditure)"], w="weight").table
     assert (t.overlap == 1.0).all() and t.inside.all() and (t.difference == 0).all()
 
 

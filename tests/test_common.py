@@ -146,22 +146,3 @@ def test_per_row_results_follow_row_order_and_index():
     fb = pysdc.freq_calc(df.iloc[perm], ["a", "b"], w="w")
     np.testing.assert_allclose(fa.fk[perm], fb.fk, rtol=1e-12)
     np.testing.assert_allclose(fa.Fk[perm], fb.Fk, rtol=1e-12)
-
-
-def test_deprecated_names_still_work_with_a_warning():
-    from pysdc._registry import _loss_pair, _risk_frame
-
-    df = _risk_frame()
-    m = pysdc.measure_risk(df, ["a", "b"], w="w", hid="h")
-    with pytest.warns(DeprecationWarning, match="global_risk_er"):
-        assert m.global_risk_ER == m.global_risk_er
-    with pytest.warns(DeprecationWarning, match="hier_risk_er"):
-        assert m.hier_risk_ER == m.hier_risk_er
-    ld = pysdc.ldiversity(df, ["a", "b"], "s")
-    with pytest.warns(DeprecationWarning, match="result.table"):
-        col = ld["s_Distinct_Ldiversity"]
-    pd.testing.assert_series_equal(col, ld.table["s_Distinct_Ldiversity"])
-    with pytest.warns(DeprecationWarning):
-        assert list(ld.columns) == list(ld.table.columns) and len(ld) == len(df)
-    d = pysdc.d_utility(**_loss_pair(), method="IL1")
-    assert isinstance(d, float) and float(d) == d.value and d + 1 == d.value + 1 and d.method == "IL1"

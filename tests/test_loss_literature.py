@@ -468,11 +468,11 @@ class TestHellinger:
         xm = pd.DataFrame({"v": pd.Series(list("abcc"), dtype=t)})
         # P = (1/2, 1/2, 0), Q = (1/4, 1/4, 1/2): ½[2 (√½ - ½)² + (0 - √½)²]
         expected = math.sqrt(0.5 * (2 * (math.sqrt(0.5) - 0.5) ** 2 + 0.5))
-        assert_allclose(hellinger(x, xm)["v"], expected, rtol=RTOL)
+        assert_allclose(hellinger(x, xm).per_variable["v"], expected, rtol=RTOL)
 
     def test_categorical_matches_scipy_euclidean(self):
         x, xm = _demo_nominal()
-        h = hellinger(x, xm)
+        h = hellinger(x, xm).per_variable
         for c in x.columns:
             a = x[c].astype(object).fillna("<NA>").value_counts(normalize=True)
             b = xm[c].astype(object).fillna("<NA>").value_counts(normalize=True)
@@ -485,7 +485,7 @@ class TestHellinger:
         x, xm = _noisy_pair(7, n=500, p=2, scale=0.8)
         xm.iloc[0, 0] = x.iloc[:, 0].max() + 100  # beyond the original's range: the outer bin
         for bins in (4, 10):
-            h = hellinger(x, xm, bins=bins)
+            h = hellinger(x, xm, bins=bins).per_variable
             for c in x.columns:
                 edges = np.quantile(x[c].to_numpy(), np.linspace(0, 1, bins + 1))
                 p, _ = np.histogram(x[c], bins=edges)
@@ -501,12 +501,12 @@ class TestHellinger:
         p = np.array([0, 5, 2, 1]) / 8
         q = np.array([1, 3, 2, 2]) / 8
         expected = math.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2))
-        assert_allclose(hellinger(x, xm, bins=4)["v"], expected, rtol=RTOL)
+        assert_allclose(hellinger(x, xm, bins=4).per_variable["v"], expected, rtol=RTOL)
 
     def test_disjoint_categories_give_one_and_lengths_may_differ(self):
         x = pd.DataFrame({"v": list("aab")})
         xm = pd.DataFrame({"v": list("cddd")})
-        assert_allclose(hellinger(x, xm)["v"], 1.0, rtol=RTOL)
+        assert_allclose(hellinger(x, xm).per_variable["v"], 1.0, rtol=RTOL)
 
     def test_refusals(self):
         x = pd.DataFrame({"v": [1.0, 2.0]})
@@ -520,7 +520,7 @@ class TestHellinger:
     def test_empty_is_degenerate(self):
         x = pd.DataFrame({"v": [1.0, 2.0]})
         with pytest.warns(DegenerateResultWarning):
-            h = hellinger(x, x.iloc[:0])
+            h = hellinger(x, x.iloc[:0]).per_variable
         assert np.isnan(h["v"])
 
 
@@ -528,19 +528,19 @@ class TestHellinger:
 class TestEntropy:
     def test_by_hand(self):
         # F = (2, 1, 1), N = 4: (4 ln 4 - 2 ln 2)/4 = 1.5 ln 2
-        assert_allclose(entropy(pd.DataFrame({"v": list("aabc")}))["v"], 1.5 * LN2, rtol=RTOL)
+        assert_allclose(entropy(pd.DataFrame({"v": list("aabc")})).per_variable["v"], 1.5 * LN2, rtol=RTOL)
 
     def test_matches_scipy_stats_entropy(self):
         x, _ = pysdc.load_demo_pair()
         cols = ["region", "education", "hhsize", "income"]
-        h = entropy(x[cols])
+        h = entropy(x[cols]).per_variable
         for c in cols:
             counts = x[c].astype(object).fillna("<NA>").value_counts().to_numpy()
             assert_allclose(h[c], scipy.stats.entropy(counts), rtol=1e-12)
 
     def test_il_entropy_by_hand(self):
         # x: ln 2; xm (3, 1): ln 4 - 3 ln 3 / 4
-        r = il_entropy(pd.DataFrame({"v": list("aabb")}), pd.DataFrame({"v": list("aaab")}))
+        r = il_entropy(pd.DataFrame({"v": list("aabb")}), pd.DataFrame({"v": list("aaab")})).per_variable
         assert_allclose(r["v"], LN2 - (math.log(4) - 3 * math.log(3) / 4), rtol=RTOL)
 
     def test_entropy_risk_by_hand_and_printed_first_bracket(self):
@@ -588,7 +588,7 @@ class TestEntropy:
 
     def test_entropy_of_empty_data_is_degenerate(self):
         with pytest.warns(DegenerateResultWarning):
-            h = entropy(pd.DataFrame({"v": np.array([], dtype=float)}))
+            h = entropy(pd.DataFrame({"v": np.array([], dtype=float)})).per_variable
         assert np.isnan(h["v"])
 
 
@@ -609,7 +609,7 @@ class TestGSIL:
         g = gsil(x[cols], xm[cols])
         num = ["income", "expenditure", "savings"]
         assert_allclose(g.gilcv, il_continuous(x[num], xm[num]).gilcv, rtol=RTOL)
-        assert_allclose(g.ghd_pct, 100 * hellinger(x[cols], xm[cols]).mean(), rtol=RTOL)
+        assert_allclose(g.ghd_pct, 100 * hellinger(x[cols], xm[cols]).ghd, rtol=RTOL)
         # EBIL% by an independent route: 100 H(V | V') / H(V) per variable, averaged
         pct = []
         for c in ["region", "sex", "marital"]:
@@ -695,7 +695,7 @@ class TestProperties:
         r = il_continuous(x, x.copy())
         assert_allclose(r.table.to_numpy(), 0.0, atol=1e-12)
         assert r.il1 == 0.0 and abs(r.gilcv) <= 1e-10
-        assert (hellinger(x, x.copy()) == 0).all() and (il_entropy(x, x.copy()) == 0).all()
+        assert (hellinger(x, x.copy()).per_variable == 0).all() and (il_entropy(x, x.copy()).per_variable == 0).all()
 
     @PROPS
     @given(categorical_frames())
@@ -703,7 +703,7 @@ class TestProperties:
         r = il_categorical(x, x.copy(), max_dim=3)
         assert (r.direct == 0).all() and r.ctbil == 0 and r.ctbil_normalized == 0
         assert (r.ebil.abs() <= 1e-12).all() and (r.pril.abs() <= 1e-12).all()
-        assert (hellinger(x, x.copy()) == 0).all() and (il_entropy(x, x.copy()) == 0).all()
+        assert (hellinger(x, x.copy()).per_variable == 0).all() and (il_entropy(x, x.copy()).per_variable == 0).all()
         g = gsil(x, x.copy())
         assert abs(g.value) <= 1e-10 and g.band == "small"
 
@@ -722,7 +722,7 @@ class TestProperties:
         a, b = il_continuous(x, xm), il_continuous(x[order], xm[order])
         assert_allclose(b.table.to_numpy(), a.table.to_numpy(), rtol=1e-7, atol=1e-12)
         assert_allclose([b.il1, b.gilcv], [a.il1, a.gilcv], rtol=1e-7, atol=1e-12)
-        assert_allclose(hellinger(x[order], xm[order]).mean(), hellinger(x, xm).mean(), rtol=1e-12)
+        assert_allclose(hellinger(x[order], xm[order]).ghd, hellinger(x, xm).ghd, rtol=1e-12)
 
     @PROPS
     @given(categorical_frames(), st.integers(0, 1000), st.randoms(use_true_random=False))
@@ -750,8 +750,8 @@ class TestProperties:
         assert (a.ctbil, a.n_cells, a.ctbil_normalized) == (b.ctbil, b.n_cells, b.ctbil_normalized)
         assert_allclose(b.ebil.to_numpy(), a.ebil.to_numpy(), rtol=1e-12, atol=1e-12)
         assert_allclose(b.pril.to_numpy(), a.pril.to_numpy(), rtol=1e-12, atol=1e-12)
-        assert_allclose(hellinger(xu, xmu).to_numpy(), hellinger(x, xm).to_numpy(), rtol=1e-12, atol=1e-15)
-        assert_allclose(entropy(xu).to_numpy(), entropy(x).to_numpy(), rtol=1e-12, atol=1e-15)
+        assert_allclose(hellinger(xu, xmu).per_variable.to_numpy(), hellinger(x, xm).per_variable.to_numpy(), rtol=1e-12, atol=1e-15)
+        assert_allclose(entropy(xu).per_variable.to_numpy(), entropy(x).per_variable.to_numpy(), rtol=1e-12, atol=1e-15)
         # counted (stated): nominal direct is unchanged; ordinal direct divides by |D(V)| + 1 instead of |D(V)|
         for c in x.columns:
             if x[c].cat.ordered:
@@ -778,7 +778,7 @@ class TestLossGrowsWithNoise:
             for seed in self.SEEDS:
                 x, xm = _noisy_pair(seed, n=400, p=4, scale=scale)
                 r = il_continuous(x, xm)
-                rows.append((r.il1, r.table.loc["X", "mse"], r.gilcv, hellinger(x, xm).mean()))
+                rows.append((r.il1, r.table.loc["X", "mse"], r.gilcv, hellinger(x, xm).ghd))
             m = np.mean(rows, axis=0)
             il1.append(m[0])
             mse.append(m[1])

@@ -95,7 +95,7 @@ def test_stored(case):
     assert (r.df_residual_x, r.df_residual_xm) == (case["result"]["x"]["df_residual"], case["result"]["xm"]["df_residual"])
     t = r.table
     np.testing.assert_array_equal(t["inside"], (t.lower_x <= t.estimate_xm) & (t.estimate_xm <= t.upper_x))
-    np.testing.assert_allclose(t["overlap"], ci_overlap(t.lower_x, t.upper_x, t.lower_xm, t.upper_xm))
+    np.testing.assert_allclose(t["overlap"], ci_overlap(t.lower_x, t.upper_x, t.lower_xm, t.upper_xm).overlap)
 
 
 GLM = [c for c in CASES if "error" not in c and c["args"]["family"] != "gaussian"]

@@ -9,7 +9,6 @@ overlap (Karr et al., 2006). Native only; the GINI coefficient follows ``laeken:
 from __future__ import annotations
 
 import math
-import numbers
 import re
 import warnings
 from collections.abc import Callable, Sequence
@@ -20,24 +19,136 @@ import pandas as pd
 from scipy import stats
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
-from .._results import _Repr
-from .._validation import check_bool, check_columns, check_frame, check_option, check_real, user_stacklevel
+from .._foreign import measure
+from .._results import CIOverlapResult, EstimatesComparison, _Repr
+from .._validation import (
+    Boolean,
+    Columns,
+    Constraint,
+    Frame,
+    Interval,
+    Options,
+    RandomState,
+    _show,
+    check_columns,
+    user_stacklevel,
+)
+from ._continuous import IntAtLeast
 
 __all__ = [
     "ci_overlap",
+    "interval_overlap",
     "gini",
     "GiniResult",
     "compare_estimates",
     "weighted_quantile",
     "ESTIMATORS",
+    "CI_OVERLAP_PARAMS",
+    "GINI_PARAMS",
+    "COMPARE_ESTIMATES_PARAMS",
 ]
+
+
+# =============================================================================
+# Constraints of the analysts' checks (declared next to the signatures; see pysdc._validation)
+
+
+@dataclass(frozen=True)
+class Numbers(Constraint):
+    """A real number or an array_like of real numbers (e.g. interval bounds); returned as a float array."""
+
+    def check(self, name, value, values):
+        if value is None or isinstance(value, (str, bytes, bool, np.bool_, dict)):
+            raise InvalidParameterError(f"{name} must be a number or a numeric array; got {_show(value)}.")
+        try:
+            return np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"{name} must be a number or a numeric array; got {_show(value)}.") from None
+
+    def invalid_values(self, name, values):
+        return ["1", None, True, [1.0, "a"], {"a": 1.0}]
+
+
+@dataclass(frozen=True)
+class Vector(Constraint):
+    """A 1-d numeric array or Series; ``same_length_as``: as long as that (earlier) argument; ``optional``: None."""
+
+    same_length_as: str | None = None
+    optional: bool = False
+
+    def check(self, name, value, values):
+        if value is None:
+            if self.optional:
+                return None
+            raise InvalidParameterError(f"{name} must be a 1-d numeric array or Series; got None.")
+        if isinstance(value, (str, bytes, bool, np.bool_, dict)):
+            raise InvalidParameterError(f"{name} must be a 1-d numeric array or Series; got {_show(value)}.")
+        n = None if self.same_length_as is None else np.size(values[self.same_length_as])
+        return _as_vector(name, value, n)
+
+    def invalid_values(self, name, values):
+        out = ["abc", [[1.0, 2.0], [3.0, 4.0]], pd.DataFrame({"a": [1.0]})]
+        if not self.optional:
+            out.append(None)
+        if self.same_length_as is not None:
+            out.append(np.ones(np.size(values[self.same_length_as]) + 1))
+        return out
+
+
+@dataclass(frozen=True)
+class OptionsOrNone(Constraint):
+    """None or one of a fixed set of strings."""
+
+    options: tuple
+
+    def check(self, name, value, values):
+        if value is None:
+            return None
+        if not isinstance(value, str) or value not in self.options:
+            opts = ", ".join(repr(o) for o in self.options)
+            raise InvalidParameterError(f"{name} must be one of {opts} or None; got {_show(value)}.")
+        return value
+
+    def invalid_values(self, name, values):
+        return ["__bogus__", 3, True]
+
+
+@dataclass(frozen=True)
+class Estimators(Constraint):
+    """Estimator texts (``"mean(income)"`` ...) or callables, or a non-empty list of them, checked against the
+    frames ``x`` and ``xm``; returned as a list."""
+
+    def check(self, name, value, values):
+        if isinstance(value, str) or callable(value):
+            specs = [value]
+        elif isinstance(value, Sequence) and len(value) > 0:
+            specs = list(value)
+        else:
+            raise InvalidParameterError(
+                f"{name} must be a text like 'mean(income)', a callable, or a list of them; got {_show(value)}."
+            )
+        for spec in specs:
+            if isinstance(spec, str):
+                x, xm = values.get("x"), values.get("xm")
+                if isinstance(x, pd.DataFrame) and isinstance(xm, pd.DataFrame):
+                    _parse_spec(spec, x, xm)
+            elif not callable(spec):
+                raise InvalidParameterError(f"{name} must be a text or a callable; got {_show(spec)}.")
+        return specs
+
+    def invalid_values(self, name, values):
+        return [None, 3, [], ["mean(v)", 3], "avg(v)", "mean(__no_such_column__)"]
 
 
 # =============================================================================
 # Interval overlap (Karr, Kohnen, Oganian, Reiter & Sanil 2006)
 
 
-def ci_overlap(lower_x, upper_x, lower_xm, upper_xm):
+CI_OVERLAP_PARAMS = {"lower_x": Numbers(), "upper_x": Numbers(), "lower_xm": Numbers(), "upper_xm": Numbers()}
+
+
+@measure(CI_OVERLAP_PARAMS, engine="it takes interval bounds, not a table")
+def ci_overlap(lower_x, upper_x, lower_xm, upper_xm) -> CIOverlapResult:
     """Confidence-interval overlap J of Karr et al. (2006), vectorised.
 
     .. math::
@@ -54,8 +165,9 @@ def ci_overlap(lower_x, upper_x, lower_xm, upper_xm):
 
     Returns
     -------
-    float or numpy.ndarray
-        J for each pair of intervals (a float for scalar input).
+    CIOverlapResult
+        ``.overlap``: J for each pair of intervals (an array of the bounds' broadcast shape);
+        ``float(result)`` where one pair was given, ``numpy.asarray(result)``, ``.to_frame()``.
 
     Notes
     -----
@@ -72,6 +184,8 @@ def ci_overlap(lower_x, upper_x, lower_xm, upper_xm):
       (the ratio has no value there).
     * A NaN bound gives NaN (propagated without a warning: the interval itself was undefined).
     * A lower bound above its upper bound raises :class:`~pysdc.InvalidParameterError`.
+    * An argument that is not a number or a numeric array (None, text) raises
+      :class:`~pysdc.InvalidParameterError` naming it.
 
     References
     ----------
@@ -88,6 +202,19 @@ def ci_overlap(lower_x, upper_x, lower_xm, upper_xm):
     0.625
     >>> float(ci_overlap(0.0, 1.0, 2.0, 3.0))         # disjoint, gap 1: (-1/1 - 1/1) / 2
     -1.0
+    >>> ci_overlap([0.0, 0.0], [2.0, 4.0], 1.0, [3.0, 2.0]).overlap
+    array([0.5  , 0.625])
+    """
+    j = np.asarray(interval_overlap(lower_x, upper_x, lower_xm, upper_xm), dtype=float)
+    lx, ux, lm, um = (np.array(b, dtype=float) for b in np.broadcast_arrays(lower_x, upper_x, lower_xm, upper_xm))
+    return CIOverlapResult(overlap=j, lower_x=lx, upper_x=ux, lower_xm=lm, upper_xm=um)
+
+
+def interval_overlap(lower_x, upper_x, lower_xm, upper_xm):
+    """The kernel of :func:`ci_overlap`: J of each pair of intervals (a float for scalar bounds).
+
+    Same conventions as :func:`ci_overlap`; the bounds are checked (numbers, broadcastable,
+    lower <= upper) but not validated as declared arguments.
     """
     try:
         arrays = [np.asarray(a, dtype=float) for a in (lower_x, upper_x, lower_xm, upper_xm)]
@@ -287,6 +414,18 @@ def _as_vector(name: str, v, n: int | None = None) -> np.ndarray:
     return a
 
 
+GINI_PARAMS = {
+    "x": Vector(),
+    "w": Vector(same_length_as="x", optional=True),
+    "ci": OptionsOrNone(("bootstrap", "linearization")),
+    "level": Interval(0.0, 1.0, closed="neither"),
+    "na_rm": Boolean(),
+    "n_boot": IntAtLeast(low=2, note="(the number of bootstrap replicates)"),
+    "random_state": RandomState(),
+}
+
+
+@measure(GINI_PARAMS, engine="it takes a vector of incomes, not a table")
 def gini(
     x,
     *,
@@ -373,14 +512,8 @@ def gini(
     >>> round(gini([3.0, 1.0, 2.0], w=[1.0, 2.0, 3.0], ci=None).value, 10)
     19.696969697
     """
-    xa = _as_vector("x", x)
-    n0 = xa.size
-    wa = np.ones(n0) if w is None else _as_vector("w", w, n0)
-    ci = None if ci is None else check_option("ci", ci, ("bootstrap", "linearization"))
-    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
-    na_rm = check_bool("na_rm", na_rm)
-    if isinstance(n_boot, bool) or not isinstance(n_boot, numbers.Integral) or n_boot < 2:
-        raise InvalidParameterError(f"n_boot must be an integer >= 2; got {n_boot!r}.")
+    xa = x  # validated: a 1-d float array (GINI_PARAMS)
+    wa = np.ones(xa.size) if w is None else w
     if na_rm:
         keep = ~np.isnan(xa)
         xa, wa = xa[keep], wa[keep]
@@ -596,6 +729,21 @@ def _one(name, args, p, frame, wv, level, opts):
     return (*est, n)
 
 
+COMPARE_ESTIMATES_PARAMS = {
+    "x": Frame(),
+    "xm": Frame(),
+    "estimator": Estimators(),
+    "w": Columns("x", single=True, optional=True),
+    "by": Columns("x", optional=True),
+    "level": Interval(0.0, 1.0, closed="neither"),
+    "gini_ci": Options(("bootstrap", "linearization")),
+    "n_boot": IntAtLeast(low=2, note="(the number of bootstrap replicates of gini)"),
+    "random_state": RandomState(),
+}
+
+
+@measure(COMPARE_ESTIMATES_PARAMS, by_name=True, paired=False,
+         engine="the estimators and their bootstrap run on the records in memory")
 def compare_estimates(
     x: pd.DataFrame,
     xm: pd.DataFrame,
@@ -607,13 +755,16 @@ def compare_estimates(
     gini_ci: str = "bootstrap",
     n_boot: int = 100,
     random_state: int | np.random.Generator | None = None,
-) -> pd.DataFrame:
+) -> EstimatesComparison:
     """Benchmark indicators on the original and the masked data, with intervals and their overlap.
 
     Parameters
     ----------
-    x, xm : pandas.DataFrame
-        Original and masked data (the same variables; the records may differ in number).
+    x, xm : pandas.DataFrame or SdcProblem
+        Original and masked data (the same variables; the records may differ in number). An
+        :class:`~pysdc.SdcProblem` stands for its data and gives its weight as ``w``; a
+        :class:`pysdc.r.SdcObj` in ``x`` (``xm`` left out) gives both, the original and the
+        manipulated data.
     estimator : str, callable or list of them
         Built-ins as text: ``"mean(col)"``, ``"total(col)"``, ``"ratio(num, den)"``,
         ``"quantile(col, p)"``, ``"median(col)"``, ``"gini(col)"``. A callable ``f(frame, weights)``
@@ -634,11 +785,12 @@ def compare_estimates(
 
     Returns
     -------
-    pandas.DataFrame
-        One row per estimator (and group): ``estimator``, the ``by`` columns, ``estimate_x``,
-        ``lower_x``, ``upper_x``, ``estimate_xm``, ``lower_xm``, ``upper_xm``, ``difference``
-        (masked - original), ``inside`` (masked estimate inside the original interval), ``overlap``
-        (:func:`ci_overlap`), ``n_x``, ``n_xm`` (records used) and ``method``.
+    EstimatesComparison
+        ``.table`` (also ``.to_frame()``): one row per estimator (and group): ``estimator``, the
+        ``by`` columns, ``estimate_x``, ``lower_x``, ``upper_x``, ``estimate_xm``, ``lower_xm``,
+        ``upper_xm``, ``difference`` (masked - original), ``inside`` (masked estimate inside the
+        original interval), ``overlap`` (:func:`ci_overlap`), ``n_x``, ``n_xm`` (records used) and
+        ``method``.
 
     See Also
     --------
@@ -667,35 +819,19 @@ def compare_estimates(
     >>> from pysdc.loss._benchmark import compare_estimates
     >>> x, xm = pysdc.load_demo_pair()
     >>> t = compare_estimates(x, xm, ["mean(income)", "median(income)"], w="weight")
-    >>> list(t["estimator"])
+    >>> list(t.table["estimator"])
     ['mean(income)', 'median(income)']
     """
-    x = check_frame("x", x)
-    xm = check_frame("xm", xm)
-    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
-    gini_ci = check_option("gini_ci", gini_ci, ("bootstrap", "linearization"))
-    if isinstance(estimator, str) or callable(estimator):
-        specs = [estimator]
-    elif isinstance(estimator, Sequence) and len(estimator) > 0:
-        specs = list(estimator)
-    else:
-        raise InvalidParameterError(f"estimator must be a text like 'mean(income)', a callable, or a list of them; got {estimator!r}.")
+    # validated (COMPARE_ESTIMATES_PARAMS): frames, estimator a list, w a column of x, by a list of columns of x
     parsed = []
-    for s in specs:
+    for s in estimator:
         if isinstance(s, str):
             parsed.append((s, *_parse_spec(s, x, xm)))
-        elif callable(s):
-            parsed.append((getattr(s, "__name__", "estimator"), None, None, s))
         else:
-            raise InvalidParameterError(f"estimator must be a text or a callable; got {s!r}.")
-    by_cols = [] if by is None else ([by] if isinstance(by, str) else list(by))
+            parsed.append((getattr(s, "__name__", "estimator"), None, None, s))
+    by_cols = [] if by is None else list(by)
     if by_cols:
-        check_columns("by", by_cols, x, data_name="x")
         check_columns("by", by_cols, xm, data_name="xm")
-    if w is not None:
-        if not isinstance(w, str):
-            raise InvalidParameterError(f"w must be the name of the weight column; got {w!r}.")
-        check_columns("w", w, x, data_name="x")
     wx = _weights(x, w, "x", None)
     wxm = _weights(xm, w, "xm", wx)
     rng = np.random.default_rng(random_state)
@@ -749,7 +885,7 @@ def compare_estimates(
             (ex, lx, ux, nx), (em, lm, um, nm) = res
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DegenerateResultWarning)
-                ov = ci_overlap(lx, ux, lm, um) if lx <= ux and lm <= um else float("nan")
+                ov = interval_overlap(lx, ux, lm, um) if lx <= ux and lm <= um else float("nan")
             row = {"estimator": label}
             if by_cols:
                 row.update(dict(zip(by_cols, g)))
@@ -763,7 +899,7 @@ def compare_estimates(
             rows.append(row)
     table = pd.DataFrame(rows)
     _warn_undefined_estimates(table, by_cols)
-    return table
+    return EstimatesComparison(table=table, level=level, w=w, by=tuple(by_cols))
 
 
 def _warn_undefined_estimates(table: pd.DataFrame, by_cols: list) -> None:

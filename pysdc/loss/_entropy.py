@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
-from .._results import _Repr
+from .._results import EntropyResult, ILEntropyResult, _Repr
 from .._validation import Columns, Constraint, Frame, _show, validate_params
 from ._categorical import code_column, joint_codes
 from ._continuous import degenerate, paired_frames
@@ -56,7 +56,7 @@ IL_ENTROPY_PARAMS = {"x": Frame(), "xm": Frame()}
 
 
 @validate_params(ENTROPY_PARAMS)
-def entropy(data: pd.DataFrame) -> pd.Series:
+def entropy(data: pd.DataFrame) -> EntropyResult:
     r"""Shannon entropy of each variable's frequency distribution (natural log).
 
     Native only (literature measure; sdcMicro has no counterpart).
@@ -69,9 +69,10 @@ def entropy(data: pd.DataFrame) -> pd.Series:
 
     Returns
     -------
-    pandas.Series
-        ``H(F/N) = (N log N - Σ_i F_i log F_i) / N`` per variable, in nats (divide by
-        ``log 2`` for bits); NaN (warned) for data without records.
+    EntropyResult
+        ``.per_variable``: ``H(F/N) = (N log N - Σ_i F_i log F_i) / N`` per variable (a
+        Series), in nats (divide by ``log 2`` for bits); NaN (warned) for data without
+        records; ``.to_frame()``.
 
     Raises
     ------
@@ -100,17 +101,17 @@ def entropy(data: pd.DataFrame) -> pd.Series:
 
     >>> import pandas as pd
     >>> from pysdc.loss._entropy import entropy
-    >>> round(float(entropy(pd.DataFrame({"v": ["a", "a", "b", "c"]}))["v"]), 7)
+    >>> round(float(entropy(pd.DataFrame({"v": ["a", "a", "b", "c"]})).per_variable["v"]), 7)
     1.0397208
     """
     out = {c: entropy_of_counts(_column_counts(c, data[c])) for c in data.columns}
     if data.shape[0] == 0:
         degenerate("entropy: the data have no records; the entropies are NaN.")
-    return pd.Series(out, dtype=np.float64, name="entropy")
+    return EntropyResult(per_variable=pd.Series(out, dtype=np.float64, name="entropy"), n=int(data.shape[0]))
 
 
 @validate_params(IL_ENTROPY_PARAMS)
-def il_entropy(x: pd.DataFrame, xm: pd.DataFrame) -> pd.Series:
+def il_entropy(x: pd.DataFrame, xm: pd.DataFrame) -> ILEntropyResult:
     r"""Entropy-based information loss per variable: ``|H(xm) - H(x)|`` (Torra and Carlson, 2013).
 
     Native only (literature measure; sdcMicro has no counterpart).
@@ -125,8 +126,10 @@ def il_entropy(x: pd.DataFrame, xm: pd.DataFrame) -> pd.Series:
 
     Returns
     -------
-    pandas.Series
-        ``|H(xm_v) - H(x_v)|`` per variable, in nats, with :func:`entropy`'s cells.
+    ILEntropyResult
+        ``.per_variable``: ``|H(xm_v) - H(x_v)|`` per variable (a Series), in nats, with
+        :func:`entropy`'s cells; ``.entropy_x``, ``.entropy_xm``: the two entropies;
+        ``.to_frame()``.
 
     Raises
     ------
@@ -158,16 +161,18 @@ def il_entropy(x: pd.DataFrame, xm: pd.DataFrame) -> pd.Series:
 
     >>> import pandas as pd
     >>> from pysdc.loss._entropy import il_entropy
-    >>> round(float(il_entropy(pd.DataFrame({"v": list("aabb")}), pd.DataFrame({"v": list("aaab")}))["v"]), 7)
+    >>> round(float(il_entropy(pd.DataFrame({"v": list("aabb")}), pd.DataFrame({"v": list("aaab")})).per_variable["v"]), 7)
     0.130812
     """
     xf, xmf = paired_frames(x, xm, same_rows=False)
-    out = {}
-    for c in xf.columns:
-        out[c] = abs(entropy_of_counts(_column_counts(c, xmf[c])) - entropy_of_counts(_column_counts(c, xf[c])))
+    hx = {c: entropy_of_counts(_column_counts(c, xf[c])) for c in xf.columns}
+    hxm = {c: entropy_of_counts(_column_counts(c, xmf[c])) for c in xf.columns}
+    out = {c: abs(hxm[c] - hx[c]) for c in xf.columns}
     if xf.shape[0] == 0 or xmf.shape[0] == 0:
         degenerate("il_entropy: x or xm has no records; the entropies are NaN.")
-    return pd.Series(out, dtype=np.float64, name="il_entropy")
+    return ILEntropyResult(per_variable=pd.Series(out, dtype=np.float64, name="il_entropy"),
+                           entropy_x=pd.Series(hx, dtype=np.float64, name="entropy_x"),
+                           entropy_xm=pd.Series(hxm, dtype=np.float64, name="entropy_xm"))
 
 
 # ------------------------------------------------------------------ entropy risk

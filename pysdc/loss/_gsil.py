@@ -188,7 +188,7 @@ def gsil(
     numeric = [c for c in xf.columns if r_class(xf[c]) in ("numeric", "integer")]
     categorical = [c for c in xf.columns if c not in set(numeric)]
 
-    hd = hellinger(xf, xmf, bins=bins)
+    hd = hellinger(xf, xmf, bins=bins).per_variable
     ghd_pct = float(100.0 * hd.mean())
 
     ebil_v = {}

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
+from .._results import HellingerResult
 from .._types import r_class
 from .._validation import Frame, validate_params
 from ._categorical import code_pair
@@ -60,7 +61,7 @@ def binned_counts(a: np.ndarray, b: np.ndarray, bins: int) -> tuple[np.ndarray, 
 
 
 @validate_params(HELLINGER_PARAMS)
-def hellinger(x: pd.DataFrame, xm: pd.DataFrame, *, bins: int = 10) -> pd.Series:
+def hellinger(x: pd.DataFrame, xm: pd.DataFrame, *, bins: int = 10) -> HellingerResult:
     r"""Hellinger distance between each variable's distribution in ``x`` and in ``xm``.
 
     Native only (literature measure; sdcMicro has no counterpart).
@@ -77,9 +78,10 @@ def hellinger(x: pd.DataFrame, xm: pd.DataFrame, *, bins: int = 10) -> pd.Series
 
     Returns
     -------
-    pandas.Series
-        ``H(P, Q)`` per variable, in [0, 1] (0: same distribution; 1: disjoint supports).
-        ``.mean()`` is the global Hellinger distance (GHD) used by :func:`gsil`.
+    HellingerResult
+        ``.per_variable``: ``H(P, Q)`` per variable (a Series), in [0, 1] (0: same
+        distribution; 1: disjoint supports); ``.ghd``: their mean, the global Hellinger
+        distance (GHD) used by :func:`gsil`; ``.to_frame()``.
 
     Raises
     ------
@@ -127,7 +129,7 @@ def hellinger(x: pd.DataFrame, xm: pd.DataFrame, *, bins: int = 10) -> pd.Series
     >>> t = pd.CategoricalDtype(["a", "b", "c"])
     >>> x = pd.DataFrame({"v": pd.Series(list("aabb"), dtype=t)})
     >>> xm = pd.DataFrame({"v": pd.Series(list("abcc"), dtype=t)})
-    >>> round(float(hellinger(x, xm)["v"]), 7)
+    >>> round(float(hellinger(x, xm).per_variable["v"]), 7)
     0.5411961
     """
     xf, xmf = paired_frames(x, xm, same_rows=False)
@@ -158,4 +160,5 @@ def hellinger(x: pd.DataFrame, xm: pd.DataFrame, *, bins: int = 10) -> pd.Series
     res = pd.Series(out, dtype=np.float64, name="hellinger")
     if xf.shape[0] == 0 or xmf.shape[0] == 0:
         degenerate("hellinger: x or xm has no records, so the distributions are undefined; the distances are NaN.")
-    return res
+    return HellingerResult(per_variable=res, ghd=float(res.mean()), bins=int(bins), n_x=int(xf.shape[0]),
+                           n_xm=int(xmf.shape[0]))

@@ -13,13 +13,25 @@ import pandas as pd
 from scipy import stats
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
+from .._foreign import measure
 from .._results import _Repr
-from .._validation import check_columns, check_frame, check_option, check_real, user_stacklevel
+from .._validation import (
+    Columns,
+    Constraint,
+    Frame,
+    Interval,
+    Options,
+    _show,
+    check_option,
+    user_stacklevel,
+)
 from ..core.glm import GlmStop, glm_fit, lm_fit
 from ..core.rformula_lm import model_frame, parse_regression_formula
-from ._benchmark import ci_overlap
+from ._benchmark import interval_overlap
 
-__all__ = ["compare_regression", "RegressionComparison", "fit_regression"]
+__all__ = ["compare_regression", "RegressionComparison", "fit_regression", "COMPARE_REGRESSION_PARAMS"]
+
+FAMILIES = ("gaussian", "binomial", "poisson")
 
 COLUMNS = ["estimate_x", "se_x", "lower_x", "upper_x", "estimate_xm", "se_xm", "lower_xm", "upper_xm", "inside", "overlap"]
 
@@ -59,6 +71,10 @@ class RegressionComparison(_Repr):
     ci_method: str
     warnings: tuple = ()
 
+    def to_frame(self) -> pd.DataFrame:
+        """The coefficient table (a copy)."""
+        return self.table.copy()
+
     def plot(self, **kwargs):
         """The coefficients and intervals before and after (see :func:`pysdc.plots.coefficient_intervals`)."""
         from ..plots import coefficient_intervals
@@ -77,6 +93,45 @@ def _ci_method(family: str, ci) -> str:
         raise InvalidParameterError("ci='profile' is the glm interval (MASS's confint.glm); family='gaussian' takes 't' "
                                     "(confint.lm, the default) or 'wald'.")
     return ci
+
+
+@dataclass(frozen=True)
+class _RegressionFormula(Constraint):
+    """R regression formula text ``response ~ terms``."""
+
+    def check(self, name, value, values):
+        if not isinstance(value, str) or "~" not in value:
+            raise InvalidParameterError(
+                f"{name} must be R formula text such as 'log(income) ~ age_group + sex'; got {_show(value)}."
+            )
+        return value
+
+    def invalid_values(self, name, values):
+        return [None, 3, "y + a"]
+
+
+@dataclass(frozen=True)
+class _IntervalMethod(Constraint):
+    """None or the interval method, which must suit the (earlier validated) ``family``."""
+
+    def check(self, name, value, values):
+        if value is None:
+            return None
+        return _ci_method(values.get("family", "gaussian"), value)
+
+    def invalid_values(self, name, values):
+        return ["bootstrap", 3, "profile" if values.get("family", "gaussian") == "gaussian" else "t"]
+
+
+COMPARE_REGRESSION_PARAMS = {
+    "x": Frame(),
+    "xm": Frame(),
+    "formula": _RegressionFormula(),
+    "w": Columns("x", single=True, optional=True),
+    "family": Options(FAMILIES),
+    "level": Interval(0.0, 1.0, closed="neither"),
+    "ci": _IntervalMethod(),
+}
 
 
 def _weights(frame: pd.DataFrame, w, name: str, fallback):
@@ -163,6 +218,8 @@ def fit_regression(data: pd.DataFrame, formula: str, *, w: np.ndarray | None = N
     return mf.names, fit
 
 
+@measure(COMPARE_REGRESSION_PARAMS, by_name=True, paired=False,
+         engine="the regressions are fitted to the records in memory")
 def compare_regression(
     x: pd.DataFrame,
     xm: pd.DataFrame,
@@ -177,8 +234,10 @@ def compare_regression(
 
     Parameters
     ----------
-    x, xm : pandas.DataFrame
-        Original and masked data.
+    x, xm : pandas.DataFrame or SdcProblem
+        Original and masked data. An :class:`~pysdc.SdcProblem` stands for its data and gives
+        its weight as ``w``; a :class:`pysdc.r.SdcObj` in ``x`` (``xm`` left out) gives both, the
+        original and the manipulated data.
     formula : str
         R formula text, e.g. ``"log(income) ~ age_group + sex + education"``. Supported: column names,
         ``+ - * : ^``, ``-1``/``+0``, and the calls ``log``, ``log2``, ``log10``, ``log1p``, ``exp``,
@@ -202,7 +261,7 @@ def compare_regression(
     Returns
     -------
     RegressionComparison
-        ``.table`` indexed by R's coefficient names.
+        ``.table`` (also ``.to_frame()``) indexed by R's coefficient names.
 
     See Also
     --------
@@ -272,14 +331,7 @@ def compare_regression(
     >>> rb.ci_method, compare_regression(x, xm, "I(savings > 0) ~ sex + hhsize", family="binomial", ci="wald").ci_method
     ('profile', 'wald')
     """
-    x = check_frame("x", x)
-    xm = check_frame("xm", xm)
-    family = check_option("family", family, ("gaussian", "binomial", "poisson"))
-    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
-    if w is not None:
-        if not isinstance(w, str):
-            raise InvalidParameterError(f"w must be the name of the weight column; got {w!r}.")
-        check_columns("w", w, x, data_name="x")
+    # validated (COMPARE_REGRESSION_PARAMS): frames, formula text, w a column of x, family, level, ci
     ci = _ci_method(family, ci)
     wx = _weights(x, w, "x", None)
     wxm = _weights(xm, w, "xm", wx)
@@ -297,7 +349,7 @@ def compare_regression(
         table["inside"] = (lx <= table["estimate_xm"].to_numpy()) & (table["estimate_xm"].to_numpy() <= ux)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateResultWarning)
-        table["overlap"] = ci_overlap(lx, ux, lm_, um)
+        table["overlap"] = interval_overlap(lx, ux, lm_, um)
     warns = tuple(dict.fromkeys([f"x: {m}" for m in fx.warnings] + [f"xm: {m}" for m in fm.warnings]))
     for m in warns:
         warnings.warn(f"compare_regression: {m} (R warns the same)", DegenerateResultWarning, stacklevel=user_stacklevel())

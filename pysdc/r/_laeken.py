@@ -12,6 +12,7 @@ import inspect
 import numpy as np
 
 from .._errors import InvalidParameterError
+from .._validation import declared_params, validate
 from ..loss import GiniResult
 from ..loss import gini as _native_gini
 
@@ -32,6 +33,11 @@ def gini(x, *, w=None, ci="bootstrap", level=0.95, na_rm=False, n_boot=100, rand
     """
     from . import call
 
+    # the native function's declared constraints, before R starts (the same messages)
+    v = validate(declared_params(_native_gini), {"x": x, "w": w, "ci": ci, "level": level, "na_rm": na_rm,
+                                                 "n_boot": n_boot, "random_state": random_state})
+    x, w, ci, level, na_rm, n_boot, random_state = (v[k] for k in ("x", "w", "ci", "level", "na_rm", "n_boot",
+                                                                   "random_state"))
     if ci not in ("bootstrap", None):
         raise InvalidParameterError(
             f"ci={ci!r} does not exist in laeken (its gini has a bootstrap variance only); use ci='bootstrap' "

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import AlignmentWarning, DegenerateResultWarning, InvalidParameterError
-from .._results import _Repr
+from .._results import DRiskResult, _Repr
 from .._types import r_class
 from .._validation import Frame, Interval, RandomState, user_stacklevel, validate_params
 from ..core.distance import d_risk_rmd_core, r_col_means, r_scale, sdid_at_risk
@@ -124,7 +124,7 @@ def _same_rows(x: pd.DataFrame, xm: pd.DataFrame, func: str) -> None:
 
 
 @validate_params(D_RISK_PARAMS)
-def d_risk(x: pd.DataFrame | np.ndarray, xm: pd.DataFrame | np.ndarray, *, k: float = 0.05) -> float:
+def d_risk(x: pd.DataFrame | np.ndarray, xm: pd.DataFrame | np.ndarray, *, k: float = 0.05) -> DRiskResult:
     """Share of records whose original values all lie near their masked values (SDID).
 
     For every record and variable, an interval ``[xm - k * sd, xm + k * sd]`` is built
@@ -144,8 +144,10 @@ def d_risk(x: pd.DataFrame | np.ndarray, xm: pd.DataFrame | np.ndarray, *, k: fl
 
     Returns
     -------
-    float
-        In [0, 1]; NaN (with a :class:`~pysdc.DegenerateResultWarning`) for empty data.
+    DRiskResult
+        The share, in [0, 1]; NaN (with a :class:`~pysdc.DegenerateResultWarning`) for empty
+        data. A ``float`` (``float(result)``, arithmetic and comparisons work as on the
+        number), with ``k``, ``n`` and ``n_vars`` as fields.
 
     Raises
     ------
@@ -189,7 +191,7 @@ def d_risk(x: pd.DataFrame | np.ndarray, xm: pd.DataFrame | np.ndarray, *, k: fl
     >>> import pandas as pd, pysdc
     >>> x = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]})
     >>> xm = pd.DataFrame({"a": [1.05, 2.5, 3.0, 3.0]})
-    >>> pysdc.d_risk(x, xm, k=0.1)  # sd(xm) = 0.98: records 0 and 2 stay within 0.098
+    >>> float(pysdc.d_risk(x, xm, k=0.1))  # sd(xm) = 0.98: records 0 and 2 stay within 0.098
     0.5
     """
     if x.shape[1] != xm.shape[1]:
@@ -213,9 +215,9 @@ def d_risk(x: pd.DataFrame | np.ndarray, xm: pd.DataFrame | np.ndarray, *, k: fl
     if n == 0:
         warnings.warn("d_risk: x has no rows; the share of records at risk is NaN (as in sdcMicro).",
                       DegenerateResultWarning, stacklevel=user_stacklevel())
-        return float("nan")
+        return DRiskResult(float("nan"), k=k, n=0, n_vars=int(X.shape[1]))
     at_risk = sdid_at_risk(X, XM, k)
-    return float(np.count_nonzero(at_risk) / n)
+    return DRiskResult(float(np.count_nonzero(at_risk) / n), k=k, n=int(n), n_vars=int(X.shape[1]))
 
 
 # ----------------------------------------------------------------------------- d_risk_rmd
