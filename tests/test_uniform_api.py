@@ -219,3 +219,36 @@ def test_no_deprecation_shims_for_versions_that_never_existed():
     import pysdc._results as results
 
     assert not hasattr(results, "_deprecated")
+
+
+# ------------------------------------------------------------------ the bridge returns the native classes
+
+
+def _sdcmicro_missing():
+    try:
+        import rpy2  # noqa: F401
+    except ImportError:
+        return "rpy2 is not installed"
+    import pysdc.r as pr
+
+    st = pr.available(sdcmicro=True)
+    return None if st else st.reason
+
+
+@pytest.mark.live
+@pytest.mark.needs_r
+@pytest.mark.parametrize("name", ["k_anon_violations", "d_risk"])
+def test_the_bridge_returns_the_native_result_class(name):
+    """sdcMicro's kAnon_violations / dRisk through pysdc.r: the same class with the same fields and number."""
+    why = _sdcmicro_missing()
+    if why:
+        pytest.skip(f"sdcMicro through rpy2 unavailable: {why}")
+    import pysdc.r as pr
+
+    kwargs = by_python_name(name).example()
+    native = _quiet(getattr(pysdc, name), **kwargs)
+    bridged = _quiet(getattr(pr, name), **kwargs)
+    assert type(bridged) is type(native)
+    for f in dataclasses.fields(native):
+        a, b = getattr(native, f.name), getattr(bridged, f.name)
+        assert a == pytest.approx(b, rel=1e-12) if isinstance(a, float) else a == b, f.name
