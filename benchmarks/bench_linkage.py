@@ -66,6 +66,7 @@ def child(task: str, n: int, distance: str) -> None:
     x, y = _data(task, n)
     vars_ = [c for c in x.columns if c.startswith("v")]
     before = _rss_mib()
+    ru0 = resource.getrusage(resource.RUSAGE_SELF)
     t = time.perf_counter()
     if task == "global":
         r = pysdc.record_linkage(x, y, vars_, distance=distance)
@@ -77,8 +78,10 @@ def child(task: str, n: int, distance: str) -> None:
         r = pysdc.prob_linkage(x, y, vars_, block=["blk"])
         value = {"precision": r.precision, "risk": r.risk, "candidate_pairs": r.candidate_pairs}
     sec = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": sec, "peak_mib": peak, "before_mib": before, "value": value}))
+    ru1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
+    peak = ru1.ru_maxrss / 1024
+    print(json.dumps({"seconds": sec, "cpu": cpu, "peak_mib": peak, "before_mib": before, "value": value}))
 
 
 def r_global(n: int, distance: str, r_lib: str) -> dict | None:
@@ -142,10 +145,12 @@ def main() -> None:
              f"({os.cpu_count()} cores shared with other work; load average at start "
              f"{os.getloadavg()[0]:.2f}); Python {platform.python_version()}, numpy {numpy.__version__}, "
              f"scipy {scipy.__version__}. One run per task (each in a fresh process); memory = the process's peak "
-             "resident set (ru_maxrss), and in brackets its increase during the call.", "",
-             "| task | size | target | pysdc (s) | peak memory (MiB) | sdcMicro (s) | result |", "|---|---|---|---|---|---|---|"]
+             "resident set (ru_maxrss), and in brackets its increase during the call. The CPU column shows how much of "
+             "the wall time was pysdc's own work when other processes share the cores.", "",
+             "| task | size | target | pysdc (s) | pysdc CPU (s, all threads) | peak memory (MiB) | sdcMicro (s) | result |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, size, target, py, r, verdict in rows:
-        lines.append(f"| {name} | {size} | {target} | {py['seconds']:.3g} | {py['peak_mib']:.0f} "
+        lines.append(f"| {name} | {size} | {target} | {py['seconds']:.3g} | {py['cpu']:.3g} | {py['peak_mib']:.0f} "
                      f"(+{py['peak_mib'] - py['before_mib']:.0f}) | "
                      f"{'—' if r is None else format(r['seconds'], '.3g') + ' (' + r['version'] + ')'} | {verdict} |")
     lines += ["", "Values: " + "; ".join(f"{name}: {json.dumps(py['value'])}" for name, _, _, py, _, _ in rows),

@@ -145,8 +145,8 @@ def test_ids_give_the_true_pairs():
 def test_em_agrees_with_splink():
     """Splink (DuckDB backend) estimates the same Fellegi--Sunter model by EM, m and u both free."""
     try:
-        from splink import Linker, SettingsCreator, block_on
         import splink.comparison_library as cl
+        from splink import Linker, SettingsCreator, block_on
         from splink.backends.duckdb import DuckDBAPI
     except ImportError as exc:
         pytest.skip(f"splink cannot be imported ({exc}); pip install splink (the [test] extra has it)")

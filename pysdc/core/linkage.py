@@ -414,7 +414,7 @@ def fs_em(counts: np.ndarray, k: int, *, p0: float, m0=None, u0=None, max_iter: 
     converged = False
     ll = -math.inf
     it = 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
         with np.errstate(divide="ignore"):
             lm = g @ np.log(m) + (1 - g) @ np.log1p(-m) + math.log(p)
             lu = g @ np.log(u) + (1 - g) @ np.log1p(-u) + math.log1p(-p)

@@ -20,7 +20,10 @@ from .._validation import Any_, Boolean, Columns, Frame, Interval, Options, user
 from ..core.linkage import gower_matrix, min_total_assignment, minkowski_matrix, row_ties
 from ._linkage_vars import check_vars_in, check_weights, encode_gower, id_values, numeric_matrix, truth_positions
 
-__all__ = ["record_linkage", "RecordLinkageResult", "RECORD_LINKAGE_PARAMS"]
+__all__ = ["record_linkage", "RecordLinkageResult", "RECORD_LINKAGE_PARAMS", "DEFAULT_TOL"]
+
+#: sdcMicro's default tol, sqrt(.Machine$double.eps)
+DEFAULT_TOL = float(np.sqrt(np.finfo(float).eps))
 
 RECORD_LINKAGE_PARAMS = {
     "x": Frame(),
@@ -82,7 +85,7 @@ class RecordLinkageResult(_Repr):
          engine="the global one-to-one matching needs the whole n x n distance matrix in memory (O(n^2) memory, "
                 "O(n^3) time); use pysdc.nn_linkage for large files")
 def record_linkage(x, y, vars, *, distance="gower", weights=None, x_id=None, y_id=None, return_matrix=False,
-                   na_action="ignore", tol=float(np.sqrt(np.finfo(float).eps))):
+                   na_action="ignore", tol=DEFAULT_TOL):
     """Global distance-based record linkage: the minimum-total-distance one-to-one matching.
 
     Links every record of the original data ``x`` to one record of the protected data ``y``
