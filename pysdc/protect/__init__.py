@@ -2,7 +2,8 @@
 
 One family per module: recoding (:mod:`pysdc.protect._recode`: ``global_recode``,
 ``group_and_rename``, ``top_bot_coding``; :mod:`pysdc.protect._mvtopcoding`: ``mv_top_coding``), microaggregation
-(:mod:`pysdc.protect._microaggregation`: ``microaggregation``, ``mafast``).
+(:mod:`pysdc.protect._microaggregation`: ``microaggregation``, ``mafast``), perturbation on R's random stream
+(:mod:`pysdc.protect._noise`: ``add_noise``; :mod:`pysdc.protect._pram`: ``pram``).
 Each function takes a DataFrame and returns a new one; the registry of methods is
 :mod:`pysdc._registry._methods`, the same functions executed by sdcMicro are in :mod:`pysdc.r`.
 """
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 from ._microaggregation import MicroaggregationResult, mafast, microaggregation
 from ._mvtopcoding import mv_top_coding
+from ._noise import AddNoiseResult, add_noise
+from ._pram import PramResult, pram
 from ._recode import global_recode, group_and_rename, top_bot_coding
 
 __all__ = ["global_recode", "group_and_rename", "top_bot_coding", "mv_top_coding", "microaggregation", "mafast",
-           "MicroaggregationResult"]
+           "MicroaggregationResult", "add_noise", "AddNoiseResult", "pram", "PramResult"]
