@@ -218,7 +218,7 @@ def test_the_verdict_comes_first_and_answers_in_plain_language(eusilc, layouts):
     assert f"information loss: {band}" in v and items["loss"] == {"small": "ok", "medium": "attention"}.get(band, "fail")
     # the riskiest combination is the record with the highest individual risk
     top = r1.measure_risk.individual["risk"].max()
-    assert f"risk {pysdc.report._format.fmt(float(top), 4)}" in v
+    assert f"risk {pysdc._format.fmt(float(top), 4)}" in v
 
 
 def test_verdict_k_follows_the_chosen_k(tmp_path):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 
 from .._errors import InvalidParameterError
+from ..datasets import demo_path
+from ..io import check_output, schema_path, sigterm_as_exception
 from ..problem import SdcProblem, write_report
-from .risk import add_collation_flag, flags_for
 from ._common import (
     FORMATS,
     UsageError,
@@ -21,6 +22,7 @@ from ._common import (
     split_names,
     warn_same_file,
 )
+from .risk import add_collation_flag, flags_for
 
 __all__ = ["add_parser", "run"]
 
@@ -90,8 +92,6 @@ def run(args, out) -> int:
     if args.demo:
         if args.original or args.masked:
             raise UsageError("give either --demo or the files ORIGINAL [MASKED], not both.")
-        from ..datasets import demo_path
-
         orig_path, masked_path = str(demo_path(False)), str(demo_path(True))
         shown = {"original": f"{demo_path(False).name} (pysdc's demo data)",
                  "masked": f"{demo_path(True).name} (pysdc's demo data)"}
@@ -123,8 +123,6 @@ def run(args, out) -> int:
         raise UsageError(f"--random-state must be 0 or more; got {args.random_state}.")
     if regression and masked_path is None:
         raise UsageError("--regression compares the original with the masked file: give MASKED.")
-    from ..io import check_output, sigterm_as_exception
-
     # before any work: an HTML name, never an input (nor a sidecar, nor a link to one)
     out_path = check_output(args.output, [orig_path, masked_path, args.schema, args.masked_schema],
                             extensions=REPORT_EXTENSIONS, format_name="the report as HTML")
@@ -139,8 +137,6 @@ def run(args, out) -> int:
     if masked_path is not None:
         masked_schema = args.masked_schema
         if masked_schema is None and args.schema is not None:
-            from ..io import schema_path
-
             if not schema_path(masked_path).exists():
                 masked_schema = args.schema
         xm = load(masked_path, masked_schema, "MASKED", ws, args.na, text=text)

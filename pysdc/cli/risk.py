@@ -6,17 +6,19 @@ import math
 from pathlib import Path
 
 from .._errors import InvalidParameterError
+from ..datasets import demo_path
+from ..io import read_header, sigterm_as_exception
 from ..problem import DEFAULT_COLLATION, SdcProblem
 from ..report import risk_text
 from ._common import (
-    add_output_flag,
-    check_result_output,
     FORMATS,
     UsageError,
     Warnings,
     add_names_flag,
+    add_output_flag,
     add_type_flags,
     check_columns,
+    check_result_output,
     declare,
     emit_report,
     load,
@@ -26,6 +28,7 @@ from ._common import (
     split_names,
     warn_same_file,
 )
+from ._engine import add_engine_options, check_risk_output, choose_engine, run_risk, write_pandas_output
 
 __all__ = ["add_parser", "run"]
 
@@ -68,8 +71,6 @@ def add_parser(sub) -> None:
     r.add_argument("--schema", metavar="S", help="schema JSON of DATA (default: its sidecar, if any)")
     add_collation_flag(r)
     add_type_flags(r)
-    from ._engine import add_engine_options
-
     add_engine_options(r, output=True)
     add_output_flag(r)
     r.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -82,8 +83,6 @@ def run(args, out) -> int:
     if args.demo:
         if args.data:
             raise UsageError("give either --demo or the file DATA, not both.")
-        from ..datasets import demo_path
-
         if isinstance(args.masked, str):
             raise UsageError("with --demo, --masked takes no file: it selects the demo's masked release (and "
                              "--numeric always compares the demo data with it).")
@@ -113,23 +112,17 @@ def run(args, out) -> int:
         weight, hid = args.weight, args.hid
     if args.top < 0:
         raise UsageError(f"--top must be 0 or more; got {args.top}.")
-    from ._engine import choose_engine
-
     engine = "pandas" if args.demo else choose_engine(
         args.engine, path, columns=[c for c in (*keys, weight, hid, args.id) if c], memory_limit=args.memory_limit,
         quiet=args.quiet)
     inputs = [path, x_path, masked_path, args.schema, args.masked_schema]
     records_flag(args, engine)
     if args.records:  # before any work: a Parquet name, never an input (nor a sidecar, nor inside an input directory)
-        from ._engine import check_risk_output
-
         check_risk_output(args.records, engine, inputs)
     check_result_output(args.output, inputs)
     if engine != "pandas":  # DuckDB or Spark: the file, directory or glob is measured where it lies
         if numeric_requested(args):
             raise UsageError("--numeric (dRisk, dRiskRMD) needs the records in memory: use --engine pandas.")
-        from ._engine import run_risk
-
         return run_risk(args, keys, weight, hid, ws, out)
     if not math.isfinite(args.drisk_k):
         raise UsageError(f"--drisk-k must be a finite number; got {args.drisk_k}.")
@@ -139,8 +132,6 @@ def run(args, out) -> int:
     categorical = split_names(args.categorical, "--categorical")
     ordered = parse_ordered(args.ordered)
     text = split_names(args.text, "--text")
-    from ..io import read_header
-
     if not path.lower().endswith((".parquet", ".pq")) and not Path(path).exists():
         raise FileNotFoundError(f"DATA file {path!r} does not exist")
     header = read_header(path)
@@ -171,9 +162,6 @@ def run(args, out) -> int:
     if report["distance"] is not None:
         report["distance"]["masked"]["path"] = masked["path"]
     if args.records:  # the per-record risk (record or --id, risk, fk, Fk, hier_risk)
-        from ..io import sigterm_as_exception
-        from ._engine import write_pandas_output
-
         with sigterm_as_exception():
             write_pandas_output(args.records, data, res.measure_risk.individual, args.id)
         report["output"] = {"path": args.records, "columns": [args.id or "record",

@@ -7,19 +7,23 @@ from pathlib import Path
 from .._errors import InvalidParameterError
 from .._selection import default_variables
 from .._types import r_class
+from ..datasets import demo_path
+from ..io import atomic_output, check_output, read_header, refuse_overwriting_inputs, schema_path, separator_hint, sigterm_as_exception
+from ..plots import utility_plots
 from ..problem import SdcProblem
+from ..problem._benchmarks import benchmark_section, referenced_columns
 from ..report import utility_text
-from .risk import flags_for
+from ..report._benchmarks import benchmark_text
 from ._common import (
-    add_output_flag,
-    check_result_output,
     FORMATS,
     UsageError,
     Warnings,
     add_alias,
     add_names_flag,
+    add_output_flag,
     add_type_flags,
     check_columns,
+    check_result_output,
     declare,
     emit_report,
     load,
@@ -29,6 +33,8 @@ from ._common import (
     split_names,
     warn_same_file,
 )
+from ._engine import add_engine_options, choose_engine, run_utility
+from .risk import flags_for
 
 __all__ = ["add_parser", "run"]
 
@@ -82,8 +88,6 @@ def add_parser(sub) -> None:
                    help="write before/after plots as PNG into DIR: histogram, density and boxplot per numeric "
                         "variable, mosaic plots of categorical pairs, coefficient intervals of the first "
                         "--regression (needs matplotlib: pip install 'pysdc-measures[plots]')")
-    from ._engine import add_engine_options
-
     add_engine_options(u, output=False)
     add_output_flag(u)
     u.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -96,8 +100,6 @@ def run(args, out) -> int:
     if args.demo:
         if args.original or args.masked:
             raise UsageError("give either --demo or the files ORIGINAL and MASKED, not both.")
-        from ..datasets import demo_path
-
         orig_path, masked_path = str(demo_path(False)), str(demo_path(True))
         shown = (f"{demo_path(False).name} (pysdc's demo data)", f"{demo_path(True).name} (pysdc's demo data)")
     else:
@@ -107,14 +109,10 @@ def run(args, out) -> int:
         shown = (orig_path, masked_path)
         check_result_output(args.output, [orig_path, masked_path, args.schema, args.masked_schema])
         warn_same_file(orig_path, masked_path, "ORIGINAL and MASKED", "every information loss is 0", ws)
-        from ._engine import choose_engine
-
         if choose_engine(args.engine, orig_path, masked_path, columns=_needed(args), memory_limit=args.memory_limit,
                          quiet=args.quiet) != "pandas":  # DuckDB or Spark (issue 11)
             if args.estimate or args.regression or args.plots:
                 raise UsageError("--estimate, --regression and --plots need the records in memory: use --engine pandas.")
-            from ._engine import run_utility
-
             keys, nums = _roles(args)
             return run_utility(args, orig_path, masked_path, keys, nums, parse_scales(args.scale), ws, out,
                                render=_render, split_by_class=getattr(args, "vars", None) is not None)
@@ -133,8 +131,6 @@ def run(args, out) -> int:
     for label, path in (("ORIGINAL", orig_path), ("MASKED", masked_path)):
         if not Path(path).name.lower().endswith((".parquet", ".pq")) and not Path(path).exists():
             raise FileNotFoundError(f"{label} file {path!r} does not exist")
-    from ..io import read_header, separator_hint
-
     hx, hm = read_header(orig_path), read_header(masked_path)
     only_x = [c for c in hx if c not in hm]
     only_xm = [c for c in hm if c not in hx]
@@ -164,8 +160,6 @@ def run(args, out) -> int:
         _check_plots_dir(args.plots, [orig_path, masked_path, args.schema, args.masked_schema])
     extra = []  # columns the estimates, regressions and weight need beyond the compared variables
     if estimates or regressions:
-        from ..problem._benchmarks import referenced_columns
-
         extra = referenced_columns(estimates + regressions, hx)
         if args.weight is not None:
             extra.append(args.weight)
@@ -182,8 +176,6 @@ def run(args, out) -> int:
     x = load(orig_path, args.schema, "ORIGINAL", ws, args.na, columns=read, text=text)
     masked_schema = args.masked_schema
     if masked_schema is None and args.schema is not None:
-        from ..io import schema_path
-
         if not schema_path(masked_path).exists():
             masked_schema = args.schema
     xm = load(masked_path, masked_schema, "MASKED", ws, args.na, columns=read, text=text)
@@ -233,8 +225,6 @@ def run(args, out) -> int:
                                         "left_out": chosen["excluded"]}
     comparisons = {}
     if estimates or regressions:
-        from ..problem._benchmarks import benchmark_section
-
         report["benchmarks"], comparisons = benchmark_section(
             x, xm, estimates=estimates, regressions=regressions, w=args.weight, family=args.family,
             level=args.level, ci=args.ci, random_state=args.random_state, run=ws.run)
@@ -257,8 +247,6 @@ def _render(report: dict) -> str:
             lines.append(f"  left out: {col}: {why}")
         lines.append("  name the variables with --numeric a,b (and --keys for categorical ones)")
     if report.get("benchmarks"):
-        from ..report._benchmarks import benchmark_text
-
         lines += benchmark_text(report["benchmarks"])
     if report.get("plots"):
         p = report["plots"]
@@ -270,7 +258,6 @@ def _render(report: dict) -> str:
 def _check_plots_dir(path: str, inputs) -> None:
     import importlib.util
 
-    from ..io import refuse_overwriting_inputs
 
     if importlib.util.find_spec("matplotlib") is None:
         raise UsageError("--plots needs matplotlib, which is not installed: pip install 'pysdc-measures[plots]'.")
@@ -288,8 +275,6 @@ def _write_plots(x, xm, directory: str, comparison, inputs=()) -> dict:
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
-    from ..io import atomic_output, check_output, sigterm_as_exception
-    from ..plots import utility_plots
 
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)

@@ -64,16 +64,22 @@ def risk_distribution(risk: np.ndarray, counts: np.ndarray | None = None) -> dic
     idx[ok == edges[-1]] = len(edges) - 2  # the last bin is closed: [0.5, 1]
     inside = (idx >= 0) & (idx < len(edges) - 1)
     binned = np.bincount(idx[inside], weights=c_ok[inside], minlength=len(edges) - 1)
-    bins = [{"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": int(binned[i]),
-             "share": float(binned[i] / n_ok) if n_ok else None} for i in range(len(edges) - 1)]
     above = int(c_ok[ok > edges[-1]].sum())
-    if above:  # risks above 1 (weights below 1) are not probabilities: their own bin, so every record counts
-        bins.append({"lower": 1.0, "upper": float("inf"), "count": above, "share": float(above / n_ok)})
     if counts is None:
         mean = float(ok.mean()) if ok.size else None
     else:
         mean = float(np.sum(ok * c_ok) / n_ok) if n_ok else None
-    return {"mean": mean, "quantiles": q, "bins": bins, "n_above_1": above, "n_missing": int(c[~keep].sum())}
+    return _distribution(q, binned, above, n_ok, mean, int(c[~keep].sum()))
+
+
+def _distribution(q: dict, binned, above: int, n_ok: float, mean, n_missing: int) -> dict:
+    """The ``individual_risk`` section from its numbers (records per bin of :data:`RISK_BINS`, ...)."""
+    edges = np.asarray(RISK_BINS)
+    bins = [{"lower": float(edges[i]), "upper": float(edges[i + 1]), "count": int(binned[i]),
+             "share": float(binned[i] / n_ok) if n_ok else None} for i in range(len(edges) - 1)]
+    if above:  # risks above 1 (weights below 1) are not probabilities: their own bin, so every record counts
+        bins.append({"lower": 1.0, "upper": float("inf"), "count": above, "share": float(above / n_ok)})
+    return {"mean": mean, "quantiles": q, "bins": bins, "n_above_1": above, "n_missing": int(n_missing)}
 
 
 def _order(values: np.ndarray, top: int) -> np.ndarray:
@@ -107,8 +113,8 @@ def _k_rows(unweighted, weighted, n: int) -> list[dict]:
 def _head(*, engine: str, source: dict | None, n: int, n_columns: int, keys, w, hid, alpha,
           n_combinations: int | None) -> dict:
     return {"format": "pysdc-risk-1", "pysdc_version": __version__, "engine": engine,
-            "data": {"path": "(a DataFrame)", **(source or {}), "n_records": int(n), "n_columns": int((source or {}).get("n_columns", n_columns)),
-                     "n_key_combinations": n_combinations},
+            "data": {"path": "(a DataFrame)", **(source or {}), "n_records": int(n),
+                     "n_columns": int((source or {}).get("n_columns", n_columns)), "n_key_combinations": n_combinations},
             "key_vars": list(keys), "weight": w, "hid": hid, "alpha": alpha}
 
 
@@ -143,7 +149,11 @@ def engine_risk_model(res, *, keys, w=None, hid=None, alpha: float = 1.0, top: i
                       engine: str = "duckdb", n_columns: int = 0) -> dict:
     """The ``pysdc-risk-1`` model of an engine's measure_risk result: the same sections from its table of key
     combinations (each with its record count ``n``): the numbers are those of the records; the riskiest
-    rows are combinations (``top_unit`` ``"combination"``, each with ``records``); SUDA2 needs the records."""
+    rows are combinations (``top_unit`` ``"combination"``, each with ``records``); SUDA2 needs the records.
+    A result whose combinations stayed in the engine (``res.summarise``) gives the same numbers by SQL."""
+    if getattr(res, "summarise", None) is not None:
+        return _in_engine_risk_model(res, keys=keys, w=w, hid=hid, alpha=alpha, top=top, source=source,
+                                     engine=engine, n_columns=n_columns)
     comb = res.combinations
     counts = comb["n"].to_numpy(dtype=np.float64)
     risk = comb["risk"].to_numpy(dtype=np.float64)
@@ -161,6 +171,41 @@ def engine_risk_model(res, *, keys, w=None, hid=None, alpha: float = 1.0, top: i
         "household": _household(res),
         "k_anonymity": {**k_anonymity(fk, counts), "violations": _k_rows(unweighted, weighted, n)},
         "individual_risk": risk_distribution(risk, counts),
+        "top_unit": "combination",
+        "top": top_rows,
+        "suda2": {"status": "skipped", "value": None,
+                  "error": f"SUDA2 needs the records in memory; not computed on {engine}"},
+        "distance": None,
+        "provenance": {**RISK_PROVENANCE, "top": "pysdc's selection of sdcMicro's risks, per key combination"},
+    })
+    return out
+
+
+def _in_engine_risk_model(res, *, keys, w, hid, alpha, top, source, engine, n_columns) -> dict:
+    """:func:`engine_risk_model` of a result whose combinations stayed in DuckDB: each section from the
+    engine's aggregates (:class:`pysdc.engine._risk.InEngineSummaries`), the same numbers as from the table."""
+    s = res.summarise
+    n = int(res.n)
+    limits = [r_round(k) for k in K_ANON_KS]
+    below2, below3 = s.below("fk", [2, 3])
+    unweighted = s.below("fk", limits)
+    weighted = s.below("Fk", limits) if w is not None else [None] * len(limits)
+    d = s.distribution(QUANTILES, RISK_BINS)
+    q = {f"{int(round(p * 100))}%": v for p, v in zip(QUANTILES, d["quantiles"])}
+    rows = s.top(top) if top else None
+    top_rows = [] if rows is None else [
+        {**{k: jsonable(r[k]) for k in keys}, "records": int(r["n"]), "fk": float(r["fk"]), "Fk": float(r["Fk"]),
+         "risk": float(r["risk"])} for r in rows.to_dict("records")]
+    flags = np.array([]) if not n else (np.array([np.nan]) if d["n_missing"] else np.array([0.0]))
+    out = _head(engine=engine, source=source, n=n, n_columns=n_columns, keys=keys, w=w, hid=hid, alpha=alpha,
+                n_combinations=int(s.n_combinations))
+    out.update({
+        "global": _global(res, flags),
+        "household": _household(res),
+        "k_anonymity": {"fk_lt_2": int(below2), "fk_lt_3": int(below3), "share_fk_lt_2": below2 / n if n else None,
+                        "share_fk_lt_3": below3 / n if n else None,
+                        "violations": _k_rows(unweighted, weighted, n)},
+        "individual_risk": _distribution(q, d["bins"], d["above"], d["n_ok"], d["mean"], d["n_missing"]),
         "top_unit": "combination",
         "top": top_rows,
         "suda2": {"status": "skipped", "value": None,

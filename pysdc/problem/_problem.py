@@ -43,6 +43,7 @@ from ..loss import (
     il_variables,
 )
 from ..risk import d_risk, d_risk_rmd, k_anon_violations, ldiversity, measure_risk, suda2
+from ._assess import write_report
 from ._results import ProblemComparison, ProblemRisk, ProblemUtility
 from ._spec import (
     D_UTILITY_METHODS,
@@ -467,8 +468,6 @@ class SdcProblem:
         pathlib.Path
             Where the report was written.
         """
-        from ._assess import write_report  # the assessment for the report sits beside this module
-
         return write_report(self, masked, path, **options)
 
 

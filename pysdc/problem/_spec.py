@@ -14,14 +14,14 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ..core.collate import COLLATIONS, r_sort_text
-from ..core.keys import _records as describe_records
-from ..core.keys import record_examples
 from .._errors import InvalidParameterError, PysdcWarning
 from .._names import did_you_mean
 from .._registry import by_python_name
 from .._types import r_class
 from .._validation import user_stacklevel
+from ..core.collate import COLLATIONS, r_sort_text
+from ..core.keys import _records as describe_records
+from ..core.keys import record_examples
 
 __all__ = ["origin", "as_sdc_keys", "DEFAULT_COLLATION", "K_ANON_KS", "D_UTILITY_METHODS", "utility_columns"]
 

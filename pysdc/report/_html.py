@@ -61,10 +61,10 @@ from ._html_base import (
     _Raw,
     _risk_hist,
     _short,
-    _utility_target,
     _suda_hist,
     _table,
     _text,
+    _utility_target,
     _val,
 )
 from ._html_verdict import _GSIL_RULE, _verdict

@@ -6,8 +6,6 @@ from .._format import MAX_WIDTH as _MAX_WIDTH
 from .._format import fmt as _fmt
 from .._format import text_table as _table
 from .._format import wrap as _wrap
-from ._info import LITERATURE_INFO as _LITERATURE_INFO
-from ._info import MEASURE_INFO as _MEASURE_INFO
 from .._summaries import (  # noqa: F401  (re-exported: the renderers of single results)
     freq_calc_text,
     indiv_risk_text,
@@ -17,6 +15,8 @@ from .._summaries import (  # noqa: F401  (re-exported: the renderers of single 
     r_number,
     r_round,
 )
+from ._info import LITERATURE_INFO as _LITERATURE_INFO
+from ._info import MEASURE_INFO as _MEASURE_INFO
 
 __all__ = ["utility_text", "risk_text", "measure_risk_text", "freq_calc_text", "indiv_risk_text", "ldiversity_text",
            "r_number", "r_round", "r_format"]
