@@ -308,3 +308,4 @@ def col_means(v: np.ndarray, groups: np.ndarray) -> np.ndarray:
 def factor_of_totals(n: int, aggr: int) -> float:
     """sdcMicro's ``fot``: ``n / floor(n / aggr)``."""
     return n / (n // aggr) if n // aggr else float("inf")
+
