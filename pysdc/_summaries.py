@@ -12,7 +12,8 @@ import numpy as np
 from ._format import text_table as _table
 from ._format import wrap as _wrap
 
-__all__ = ["k_anonymity", "threshold_note", "higher_risk", "five_numbers", "measure_risk_summary",
+__all__ = ["k_anonymity", "threshold_note", "higher_risk", "five_numbers", "measure_risk_summary", "global_section",
+           "household_section",
            "freq_calc_summary", "indiv_risk_summary", "ldiversity_summary", "measure_risk_text",
            "freq_calc_text", "indiv_risk_text", "ldiversity_text", "r_number", "r_round", "r_format",
            "SUMMARY_STATS", "counted_quantile", "HIGH_RISK_FLOOR", "HIGH_RISK_MADS", "SUMMARIES"]
@@ -96,27 +97,36 @@ def higher_risk(risk, counts=None) -> dict:
     return {"count": int(np.sum(ok > cut)), "cut": cut, "median": med, "mad": mad}
 
 
+def global_section(res, risk: np.ndarray) -> dict:
+    """The ``global`` section of a measure_risk result (the assessment model's and the result's summary):
+    sdcMicro's global risk, its threshold and the note on it; ``risk``: the individual risks."""
+    return {
+        "expected_reidentifications": res.global_risk_er,
+        "global_risk": res.global_risk,
+        "global_risk_pct": res.global_risk_pct,
+        "max_global_risk": res.max_global_risk,
+        "threshold": res.global_threshold,
+        "threshold_note": threshold_note(res.global_threshold, res.global_risk, res.max_global_risk, risk),
+    }
+
+
+def household_section(res) -> dict | None:
+    """The ``household`` section of a measure_risk result (None without a household id)."""
+    if res.hier_risk_er is None:
+        return None
+    return {"expected_reidentifications": res.hier_risk_er, "risk": res.hier_risk, "risk_pct": res.hier_risk_pct}
+
+
 def measure_risk_summary(res) -> dict:
     """The summary of a :class:`~pysdc.MeasureRiskResult` (sdcMicro's ``print.measure_risk``), with the
-    key names of :func:`risk_report`'s ``global`` and ``household`` sections."""
+    ``global`` and ``household`` sections of the assessment model (``pysdc-risk-1``)."""
     risk = np.asarray(res.individual["risk"], dtype=np.float64) if "risk" in res.individual else np.array([])
     return {
         "n_records": int(risk.size),
         "key_vars": list(res.key_vars),
         "higher_risk": higher_risk(risk),
-        "global": {
-            "expected_reidentifications": res.global_risk_er,
-            "global_risk": res.global_risk,
-            "global_risk_pct": res.global_risk_pct,
-            "max_global_risk": res.max_global_risk,
-            "threshold": res.global_threshold,
-            "threshold_note": threshold_note(res.global_threshold, res.global_risk, res.max_global_risk, risk),
-        },
-        "household": None if res.hier_risk_er is None else {
-            "expected_reidentifications": res.hier_risk_er,
-            "risk": res.hier_risk,
-            "risk_pct": res.hier_risk_pct,
-        },
+        "global": global_section(res, risk),
+        "household": household_section(res),
     }
 
 

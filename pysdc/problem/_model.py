@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import jsonable
-from .._summaries import counted_quantile, k_anonymity, threshold_note
+from .._summaries import counted_quantile, global_section, household_section, k_anonymity
 from .._version import __version__
 from ..core.freq import r_round
 from ..report._info import LITERATURE_INFO, MEASURE_INFO
@@ -87,19 +87,6 @@ def _order(values: np.ndarray, top: int) -> np.ndarray:
     return np.argsort(-np.where(np.isnan(values), -np.inf, values), kind="stable")[:top]
 
 
-def _global(res, risk: np.ndarray) -> dict:
-    return {"expected_reidentifications": res.global_risk_er, "global_risk": res.global_risk,
-            "global_risk_pct": res.global_risk_pct, "max_global_risk": res.max_global_risk,
-            "threshold": res.global_threshold,
-            "threshold_note": threshold_note(res.global_threshold, res.global_risk, res.max_global_risk, risk)}
-
-
-def _household(res) -> dict | None:
-    if res.hier_risk_er is None:
-        return None
-    return {"expected_reidentifications": res.hier_risk_er, "risk": res.hier_risk, "risk_pct": res.hier_risk_pct}
-
-
 def _k_rows(unweighted, weighted, n: int) -> list[dict]:
     rows = []
     for k, u, wt in zip(K_ANON_KS, unweighted, weighted):
@@ -132,8 +119,8 @@ def risk_model(pr, *, top: int = 10, source: dict | None = None) -> dict:
     out = _head(engine="pandas", source=source, n=n, n_columns=d.shape[1], keys=keys, w=pr.w, hid=pr.hid,
                 alpha=pr.alpha, n_combinations=combos)
     out.update({
-        "global": _global(mr, risk),
-        "household": _household(mr),
+        "global": global_section(mr, risk),
+        "household": household_section(mr),
         "k_anonymity": {**k_anonymity(ind["fk"]), "violations": _k_rows(ka["unweighted"], weighted, n)},
         "individual_risk": risk_distribution(risk),
         "top_unit": "record",
@@ -167,8 +154,8 @@ def engine_risk_model(res, *, keys, w=None, hid=None, alpha: float = 1.0, top: i
     out = _head(engine=engine, source=source, n=n, n_columns=n_columns, keys=keys, w=w, hid=hid, alpha=alpha,
                 n_combinations=int(len(comb)))
     out.update({
-        "global": _global(res, risk if n else np.array([])),
-        "household": _household(res),
+        "global": global_section(res, risk if n else np.array([])),
+        "household": household_section(res),
         "k_anonymity": {**k_anonymity(fk, counts), "violations": _k_rows(unweighted, weighted, n)},
         "individual_risk": risk_distribution(risk, counts),
         "top_unit": "combination",
@@ -200,8 +187,8 @@ def _in_engine_risk_model(res, *, keys, w, hid, alpha, top, source, engine, n_co
     out = _head(engine=engine, source=source, n=n, n_columns=n_columns, keys=keys, w=w, hid=hid, alpha=alpha,
                 n_combinations=int(s.n_combinations))
     out.update({
-        "global": _global(res, flags),
-        "household": _household(res),
+        "global": global_section(res, flags),
+        "household": household_section(res),
         "k_anonymity": {"fk_lt_2": int(below2), "fk_lt_3": int(below3), "share_fk_lt_2": below2 / n if n else None,
                         "share_fk_lt_3": below3 / n if n else None,
                         "violations": _k_rows(unweighted, weighted, n)},
