@@ -31,8 +31,11 @@ memory, or an internal error (one line ``pysdc: error: ...`` on stderr, never a
 traceback unless the environment variable ``PYSDC_DEBUG=1`` asks for it; argument
 errors end with a pointer to the command's ``--help``); 130 when interrupted.
 
-The commands only parse their arguments and render: the numbers come from the library
-(:mod:`pysdc.report` builds the report model, :mod:`pysdc.parity` the parity checks).
+The commands only parse their arguments, build a problem and render: the numbers come from the library
+(:mod:`pysdc.problem` builds the assessment model -- from :class:`pysdc.SdcProblem`'s results, or from
+an engine's (:mod:`pysdc.cli._engine` runs DuckDB or Spark) in the same JSON format --, :mod:`pysdc.report`
+renders it, :mod:`pysdc.parity` runs the parity checks). ``--output`` is the command's result in every
+command.
 """
 
 from __future__ import annotations
