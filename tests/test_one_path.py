@@ -219,3 +219,18 @@ def test_output_is_the_result_in_every_command_and_records_are_1_based(files, tm
     if engine == "pandas":
         top = model["top"][0]
         assert back.loc[back["record"] == top["record"], "risk"].iloc[0] == top["risk"]
+
+
+@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.skipif(not HAS_DUCKDB,
+                                                                                             reason="needs duckdb"))])
+def test_a_text_numeric_variable_is_refused_alike(files, engine):
+    """The roles are checked once, as SdcProblem checks them: a text column named numeric is refused on every
+    path with the same advice."""
+    x, xm, px, pm = files
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["utility", px, pm, "--numeric", "t,inc", "--engine", engine])
+    assert code == 2 and "--numeric must be numeric variables" in err.getvalue() and "as --keys" in err.getvalue()
+    with pytest.raises(pysdc.InvalidParameterError, match="num_vars must be numeric variables"):
+        SdcProblem(x, ["k"], num_vars=["t", "inc"])

@@ -17,7 +17,7 @@ from .._errors import InvalidParameterError
 from .._progress import peak_rss, stage, watch
 from .._selection import default_variables
 from ..engine._loss import utility_engine
-from ..engine._risk import writing_individual
+from ..engine._risk import combinations_in_engine, writing_individual
 from ..engine._tables import SRC, scan
 from ..io import atomic_output, check_output, read_header, sigterm_as_exception
 from ..problem import engine_risk_model, engine_utility_model, utility_columns
@@ -258,7 +258,9 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
                         ("--id", [args.id] if args.id else [])):
         check_columns(flag, names, cols, "DATA")
     guard = sigterm_as_exception() if args.records else contextlib.nullcontext()
-    with guard, writing_individual(args.records):  # the records are joined to their risks once, written as measured
+    # the records are joined to their risks once, written as measured; on DuckDB the key combinations stay in
+    # DuckDB (under --memory-limit), Python reads them in pieces (pysdc.engine._risk.combinations_in_engine)
+    with guard, writing_individual(args.records), combinations_in_engine():
         res = ws.run("measure_risk", measure_risk, data, keys, w=weight, hid=hid,
                      max_global_risk=args.max_global_risk, alpha=args.alpha)
     stage("k-anonymity, risk distribution and the riskiest combinations")
@@ -267,7 +269,7 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
                                n_columns=len(cols))
     if args.records:
         report["output"] = {"path": args.records, "columns": list(res.individual.columns)}
-    memory_note(args.memory_limit, len(res.combinations), quiet=args.quiet)
+    memory_note(args.memory_limit, None if res.summarise is not None else len(res.combinations), quiet=args.quiet)
     return emit_report(report, ws, args.json, risk_text, out, output=args.output)
 
 
@@ -340,8 +342,8 @@ def run_utility(args, orig_path, masked_path, keys, nums, scales, ws, out, *, re
         nums = [c for c in vars_ if c not in keys]
     bad = {c: cls_x[c] for c in nums if cls_x[c] not in ("numeric", "integer", "logical")}
     if bad:
-        raise InvalidParameterError(f"--numeric must name numeric variables; {bad} are not. Declare categorical "
-                                    "variables with --keys.")
+        raise InvalidParameterError(f"--numeric must be numeric variables; {bad} are not. Declare categorical "
+                                    "variables as --keys.")  # SdcProblem's message, in the command's flags
     unknown = [c for c in (scales or {}) if c not in vars_]
     if unknown:
         raise InvalidParameterError(f"--scale names column(s) {unknown} that are not among the variables used "
