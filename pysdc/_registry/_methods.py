@@ -29,9 +29,20 @@ import pandas as pd
 
 from .._tolerances import CLOSED_FORM, EXACT, tolerance_for
 from .._validation import declared_params
+from ..core.rrandom import RRandom
 from ..io import read_table
-from ..protect import global_recode, group_and_rename, mafast, microaggregation, mv_top_coding, top_bot_coding
+from ..protect import (
+    add_noise,
+    global_recode,
+    group_and_rename,
+    mafast,
+    microaggregation,
+    mv_top_coding,
+    pram,
+    top_bot_coding,
+)
 from ..protect._microaggregation import MicroaggregationResult
+from ..protect._noise import AddNoiseResult
 
 __all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
 
@@ -102,7 +113,10 @@ def load_case_data(case: dict, root: Path) -> pd.DataFrame:
     """The input of a stored case: a typed table (or R's write.csv file), factors and columns as the case says."""
     data = read_table(Path(root) / "inputs" / case["inputs"]["data"])
     for col, levels in (case["inputs"].get("factor") or {}).items():
-        data[col] = pd.Categorical(data[col], categories=levels)
+        values = data[col]
+        if values.dtype.kind in "iu" or str(values.dtype) == "Int64":  # R's factor() of numbers: their text
+            values = values.astype(object).map(lambda v: None if pd.isna(v) else str(v))
+        data[col] = pd.Categorical(values, categories=levels)
     cols = case["inputs"].get("columns")
     return data[cols] if cols else data
 
@@ -426,6 +440,178 @@ def _mafast_to_r(v):
     return "mafast", (v["data"],), kw
 
 
+# ---- addNoise, pram (perturbation on R's stream)
+
+
+def _r_hex(v: float) -> str:
+    """A double as R's sprintf("%a") writes it (trailing zero digits dropped, 0 as 0x0p+0)."""
+    if math.isnan(v):
+        return "NA"
+    if v == 0:
+        return "-0x0p+0" if math.copysign(1.0, v) < 0 else "0x0p+0"
+    if math.isinf(v):
+        return "Inf" if v > 0 else "-Inf"
+    h = float(v).hex()
+    sign = "-" if h.startswith("-") else ""
+    h = h.lstrip("-")
+    mant, exp = h[2:].split("p")
+    if "." in mant:
+        lead, frac = mant.split(".")
+        frac = frac.rstrip("0")
+        mant = lead + ("." + frac if frac else "")
+    e = int(exp)
+    return f"{sign}0x{mant}p{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def _values_record(text: list[str]) -> dict:
+    """As generate_protect_perturbation.R's values_record: n, MD5 of the lines, all values or 51 rows."""
+    n = len(text)
+    out = {"n": n, "md5": hashlib.md5(("\n".join(text) + "\n").encode()).hexdigest()}
+    if n <= 100:
+        out["values"] = text
+    else:
+        idx = np.unique(np.floor(np.linspace(1, n, 51) + 0.5).astype(np.int64))
+        out["rows"] = (idx - 1).tolist()
+        out["values"] = [text[i - 1] for i in idx.tolist()]
+    return out
+
+
+def _compare_records(what: str, exp: dict, act: dict) -> list[str]:
+    if exp["md5"] == act["md5"] and exp["n"] == act["n"]:
+        return []
+    bad = [i for i, (e, a) in enumerate(zip(exp["values"], act["values"])) if e != a]
+    return [f"{what}: values differ from sdcMicro's (n {act['n']} vs {exp['n']}; among the stored ones "
+            f"{len(bad)} differ, e.g. {[act['values'][i] for i in bad[:2]]} instead of "
+            f"{[exp['values'][i] for i in bad[:2]]})"]
+
+
+def _after(rr) -> str:
+    return _r_hex(rr.unif_rand())
+
+
+def _run_add_noise(fn, a, data):
+    kw = {k: a[k] for k in ("noise", "method", "delta") if k in a}
+    rr = RRandom(a["seed"])
+    if fn is add_noise:
+        res = fn(data, a.get("variables"), random_state=rr, **kw)
+        after = _after(rr)
+    else:  # the bridge: R's stream stays in R
+        res = fn(data, a.get("variables"), random_state=a["seed"], **kw)
+        after = None
+    xm = res.xm
+
+    def num(v):
+        return "NA" if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+    return {"method": res.method, "noise": num(res.noise), "p": num(res.p), "delta": num(res.delta),
+            "columns": [str(c) for c in xm.columns],
+            "xm": {str(c): _values_record([_r_hex(v) for v in _floats(xm[c]).tolist()]) for c in xm.columns},
+            "after": after}
+
+
+def _compare_add_noise(exp, act):
+    out = [f"{k}: {act.get(k)!r} instead of sdcMicro's {exp[k]!r}" for k in ("method", "columns")
+           if exp[k] != act.get(k)]
+    for k in ("noise", "p", "delta"):
+        e, a = exp[k], act.get(k)
+        if (e == "NA") != (a == "NA") or (e != "NA" and float(e) != float(a)):
+            out.append(f"{k}: {a!r} instead of sdcMicro's {e!r}")
+    for c, e in exp["xm"].items():
+        out += _compare_records(c, e, act["xm"].get(c, {"md5": "", "n": 0, "values": []}))
+    if act.get("after") is not None and act["after"] != exp["after"]:
+        out.append(f"the stream is left elsewhere than R leaves it (next runif {act['after']} instead of "
+                   f"{exp['after']})")
+    return out
+
+
+def _add_noise_to_r(v):
+    kw = {"noise": v["noise"], "method": v["method"], "p": v["p"], "delta": v["delta"]}
+    if v["variables"] is not None:
+        kw["variables"] = v["variables"]
+    return "addNoise", (v["data"],), kw
+
+
+def _add_noise_from_r(out, values):
+    data = values["data"]
+    variables = values["variables"] or list(data.columns)
+    xm = out["xm"]
+    xm = pd.DataFrame(np.asarray(xm, dtype=np.float64), columns=variables, index=data.index) \
+        if not isinstance(xm, pd.DataFrame) else xm.set_axis(data.index, axis=0).set_axis(variables, axis=1)
+
+    def num(k):
+        v = out.get(k)
+        v = np.asarray(v).ravel() if v is not None else np.array([np.nan])
+        return float(v[0]) if v.size and not pd.isna(v[0]) else float("nan")
+
+    return AddNoiseResult(x=data[variables].copy(), xm=xm.astype(np.float64), method=str(np.asarray(out["method"]).ravel()[0]),
+                          noise=num("noise"), p=num("p"), delta=num("delta"))
+
+
+def _pram_args(a, data):
+    kw = {}
+    if "strata_variables" in a:
+        kw["strata_variables"] = a["strata_variables"]
+    for k in ("pd", "alpha"):
+        if k in a:
+            kw[k] = a[k]
+    if "pd_matrix" in a:
+        levels = [str(c) for c in data[a["variables"][0]].cat.categories]
+        kw["pd"] = pd.DataFrame(np.array(a["pd_matrix"], dtype=np.float64), index=levels, columns=levels)
+    return kw
+
+
+def _run_pram(fn, a, data):
+    kw = _pram_args(a, data)
+    if fn is pram:
+        rr = RRandom(a["seed"])
+        res = fn(data, a["variables"], random_state=rr, **kw)
+        after = _after(rr)
+    else:
+        res = fn(data, a["variables"], random_state=a["seed"], **kw)
+        after = None
+    per = {}
+    for i, v in enumerate(a["variables"]):
+        codes = res.data[f"{v}_pram"].cat.codes.to_numpy()
+        prm = res.params[v]
+        rs = prm["Rs"].to_numpy(dtype=np.float64)
+        srow = res.summary.iloc[i]
+        per[v] = {"codes": _values_record(["NA" if c < 0 else str(int(c) + 1) for c in codes.tolist()]),
+                  "Rs": _values_record([_r_hex(x) for x in rs.ravel().tolist()]), "L": int(rs.shape[0]),
+                  "pd": "matrix" if isinstance(prm["pd"], (pd.DataFrame, np.ndarray)) else prm["pd"],
+                  "alpha": "NA" if math.isnan(prm["alpha"]) else prm["alpha"],
+                  "nrChanges": int(srow["nrChanges"]), "percChanges": float(srow["percChanges"]),
+                  "transitions": dict(zip(res.transitions[v]["transition"], res.transitions[v]["Frequency"].tolist()))}
+    return {"columns": [str(c) for c in res.data.columns], "variables": per, "after": after}
+
+
+def _compare_pram(exp, act):
+    out = [] if exp["columns"] == act["columns"] else [f"columns {act['columns']} instead of {exp['columns']}"]
+    for v, e in exp["variables"].items():
+        a = act["variables"].get(v)
+        if a is None:
+            out.append(f"variable {v!r} missing")
+            continue
+        out += _compare_records(f"{v}_pram", e["codes"], a["codes"])
+        out += _compare_records(f"{v}: Rs", e["Rs"], a["Rs"])
+        for k in ("L", "pd", "alpha", "nrChanges", "transitions"):
+            if e[k] != a[k]:
+                out.append(f"{v}: {k} {a[k]!r} instead of sdcMicro's {e[k]!r}")
+        if not _close(e["percChanges"], a["percChanges"]):
+            out.append(f"{v}: percChanges {a['percChanges']} instead of {e['percChanges']}")
+    if act.get("after") is not None and act["after"] != exp["after"]:
+        out.append(f"the stream is left elsewhere than R leaves it ({act['after']} instead of {exp['after']})")
+    return out
+
+
+def _pram_to_r(v):
+    kw = {"variables": v["variables"], "pd": v["pd"], "alpha": v["alpha"]}
+    if v["strata_variables"] is not None:
+        kw["strata_variables"] = v["strata_variables"]
+    if isinstance(kw["pd"], pd.DataFrame):
+        kw["pd"] = kw["pd"].to_numpy(dtype=np.float64)  # the bridge sets the dimnames in R
+    return "pram", (v["data"],), kw
+
+
 # =============================================================================
 # the entries
 
@@ -489,6 +675,29 @@ METHODS: tuple[Method, ...] = (
         notes="each variable on its own, groups by rank within strata; measure is an R function in sdcMicro "
               "(pysdc: 'mean' or 'median'); variables is required (sdcMicro's NULL fails on a data.frame).",
         to_r=_mafast_to_r, run_case=_run_mafast, compare_case=_compare_mafast,
+    ),
+    Method(
+        python="add_noise", r="addNoise", family="perturbation", native=add_noise,
+        arguments={"data": "obj", "variables": "variables", "noise": "noise", "method": "method", "p": "p",
+                   "delta": "delta", "restr_shift": None, "random_state": None},
+        defaults={"variables": None, "noise": 150, "method": "additive", "p": 0.001, "delta": 0.1},
+        formals_of="addNoiseWORK",
+        notes="random_state=s is R's set.seed(s): R's rnorm (inversion) and MASS's mvrnorm on R's stream, the "
+              "same noise; native additive, correlated, correlated2, restr (sdcMicro's column-major shifts; "
+              "restr_shift='column' for each column's own), outdect; ROMM through the bridge only. The returned "
+              "list (x, xm, method, noise, p, delta) is an AddNoiseResult.",
+        r_seed="random_state", to_r=_add_noise_to_r, from_r=_add_noise_from_r,
+        run_case=_run_add_noise, compare_case=_compare_add_noise,
+    ),
+    Method(
+        python="pram", r="pram", family="perturbation", native=pram,
+        arguments={"data": "obj", "variables": "variables", "strata_variables": "strata_variables", "pd": "pd",
+                   "alpha": "alpha", "random_state": None},
+        defaults={"variables": None, "strata_variables": None, "pd": 0.8, "alpha": 0.5}, formals_of="pram",
+        notes="random_state=s is R's set.seed(s): the invariant matrix from runif(L, pd, 1) and R's sample with "
+              "probabilities, the same draws; variables is required (sdcMicro's NULL stops on a data.frame). The "
+              "data with <variable>_pram columns, the matrices and the summary are a PramResult.",
+        r_seed="random_state", to_r=_pram_to_r, run_case=_run_pram, compare_case=_compare_pram,
     ),
 )
 

@@ -23,6 +23,7 @@ published algorithms (Wichura 1988; Walker 1977) and R's observed output; the st
 from __future__ import annotations
 
 import ctypes
+import math
 
 import numpy as np
 import scipy.linalg
@@ -81,7 +82,8 @@ def qnorm(p, mean: float = 0.0, sd: float = 1.0) -> np.ndarray:
         qt = q[tail]
         pt = p[tail]
         r = np.where(qt > 0, 0.5 - pt + 0.5, pt)
-        r = np.sqrt(-np.log(r))
+        # the C library's log (as R's): NumPy's vectorised log differs from it in the last bit at times
+        r = np.sqrt(-np.fromiter(map(math.log, r.tolist()), dtype=np.float64, count=r.size))
         val = np.empty_like(r)
         near = r <= 5.0
         rn = r[near] - 1.6
@@ -228,9 +230,58 @@ def _walker_exact(rng: RRandom, p: np.ndarray, size: int) -> np.ndarray:
                 break
             small += 1
     q = q + np.arange(n)
-    u = rng.unif_rand(size) * n
-    k = u.astype(np.int64)
-    return np.where(u < q[k], k, a[k])
+    k, u = _index_then_uniform(rng, n, size)
+    return np.where(k + u < q[k], k, a[k])
+
+
+def _index_then_uniform(rng: RRandom, n: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` pairs (``R_unif_index(n)``, ``unif_rand()``) drawn one pair after the other, as R 4's
+    Walker sampling draws them (the column ``k`` by rejection sampling of random bits, then the
+    uniform that decides between k and its alias).
+
+    The uniforms are drawn in blocks; which of them are index attempts depends on the ones before
+    (an accepted attempt is followed by the pair's uniform), so the positions are found by walking
+    the chain of accepted attempts (a loop over the draws on precomputed integer arrays).
+    """
+    bits = int(math.ceil(math.log2(n))) if n > 1 else 0
+    chunks = bits // 16 + 1
+    if chunks != 1:  # n >= 2^16 categories: R's rbits over two 16-bit chunks, one pair at a time
+        ks = np.empty(size, dtype=np.int64)
+        us = np.empty(size)
+        for i in range(size):
+            ks[i] = rng.unif_index(float(n))
+            us[i] = rng.unif_rand()
+        return ks, us
+    mask = (1 << bits) - 1
+    ks = np.empty(size, dtype=np.int64)
+    us = np.empty(size)
+    got = 0
+    while got < size:
+        need = size - got
+        m = int(need * (2 + 2.0 * (1 << bits) / n)) + 16
+        save = rng.copy()
+        u = rng.unif_rand(m)
+        v = np.floor(u * 65536.0).astype(np.int64) & mask
+        acc = v < n
+        # nxt[i]: the first accepted attempt at or after i (m where none)
+        idx = np.where(acc, np.arange(m), m)
+        nxt = np.minimum.accumulate(idx[::-1])[::-1].tolist()
+        pos, taken, used = 0, [], 0
+        while len(taken) < need:
+            j = nxt[pos] if pos < m else m
+            if j + 1 >= m:
+                break
+            taken.append(j)
+            pos = j + 2
+            used = pos
+        t = np.asarray(taken, dtype=np.int64)
+        ks[got:got + t.size] = v[t]
+        us[got:got + t.size] = u[t + 1]
+        got += t.size
+        # re-position the stream after the last complete pair
+        rng._mt, rng._mti, rng._block = save._mt, save._mti, None
+        rng._words(used)
+    return ks, us
 
 
 def sample_prob(rng: RRandom, n: int, size: int, replace: bool, prob) -> np.ndarray:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._errors import InvalidParameterError, DegenerateResultWarning
+from .._errors import DegenerateResultWarning, InvalidParameterError
 from .._validation import Columns, Constraint, Frame, Interval, Options, user_stacklevel, validate_params
 from ..core import noise as _k
 from ..core.rrandom import RRandom
