@@ -75,7 +75,7 @@ def main(argv=None) -> int:
         n = int(float(size))
         path = workdir / f"ma_{n}.csv"
         make_frame(n).to_csv(path, index=False)
-        x = pd.read_csv(path)
+        x = pd.read_csv(path, float_precision="round_trip")  # correctly rounded, as R's strtod
         t0 = time.perf_counter()
         res = microaggregation(x, VARS, aggr=3)
         t_mdav = time.perf_counter() - t0

@@ -23,17 +23,23 @@ What decides parity in MDAV (observed with sdcMicro 5.8.0 and pinned by the stor
   group's sum is divided by the number of its records, missing ones included (sdcMicro's
   arithmetic; pysdc warns about it).
 
-The loop runs over groups (``n / k`` rounds), each vectorised over the remaining records.
+The loop runs over groups (``n / k`` rounds), each vectorised over the remaining records; on large data
+without missing values :func:`mdav_fast` runs the same rounds on short candidate lists (a k-d tree for
+the nearest records, a sort by distance from a reference point for the farthest), with the same result.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial import cKDTree
 
-__all__ = ["MDAV_MISSING", "mdav", "rank_groups", "group_stat", "fixed_groups", "col_means", "factor_of_totals"]
+__all__ = ["MDAV_MISSING", "FAST_FROM", "mdav", "mdav_fast", "rank_groups", "group_stat", "fixed_groups", "col_means", "factor_of_totals"]
 
 #: the number sdcMicro's MDAV stands in for a missing value (a real value -999 is missing too)
 MDAV_MISSING = -999.0
+#: from this many records without missing values MDAV runs :func:`mdav_fast` (the same groups); below it
+#: the plain rounds, each over all remaining records, cost less than its bookkeeping
+FAST_FROM = 20_000
 
 
 def _seq_sum(v: np.ndarray) -> float:
@@ -185,6 +191,9 @@ def mdav(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
     xm = np.where(na, MDAV_MISSING, x)
     miss = xm == MDAV_MISSING
     has_miss = bool(miss.any())
+    if not has_miss and n >= FAST_FROM and p:
+        v, g = mdav_fast(xm, k)
+        return v, g, False
     w, mdist = _weights(xm, miss)
     rem = _Remaining(xm, miss if has_miss else None)
     out = np.empty((n, p))
@@ -309,3 +318,246 @@ def factor_of_totals(n: int, aggr: int) -> float:
     """sdcMicro's ``fot``: ``n / floor(n / aggr)``."""
     return n / (n // aggr) if n // aggr else float("inf")
 
+
+
+# =============================================================================
+# MDAV without missing values, fast: the same rounds, records skipped by exact bounds
+#
+# sdcMicro's single-precision distance D(x, q) is within a relative ``eta`` of the real weighted
+# squared distance |z_x - z_q|^2 (z = x * sqrt(w)), and real distances obey the triangle inequality
+# through a fixed reference point: with rho_x = |z_x - z_ref|, sqrt|z_x - z_q|^2 lies in
+# [|rho_x - rho_q|, rho_x + rho_q]. Records sorted by rho then give every query a short candidate
+# list -- the farthest records are a top slice, the nearest a rho window -- on which the exact
+# single-precision distances and sdcMicro's tie rule decide, so the result is the one of :func:`mdav`.
+# The centroid (a record-order double sum in sdcMicro) is bracketed: the long-double running sum is
+# within ``m * 2^-53 * sum|x|`` of it; only if two different records may then both be the farthest is
+# the record-order sum computed.
+
+
+def _d32(x: np.ndarray, q: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """sdcMicro's single-precision distances of the rows of ``x`` to ``q``."""
+    t = x - q
+    t *= t
+    t *= w
+    t32 = t.astype(np.float32)
+    d = t32[:, 0].copy()
+    for j in range(1, t32.shape[1]):
+        d += t32[:, j]
+    return d
+
+
+def _d32_box(x: np.ndarray, qlo: np.ndarray, qhi: np.ndarray, w: np.ndarray):
+    """Lower and upper bounds of the single-precision distances of the rows of ``x`` to any point of [qlo, qhi]
+    (the same operations on the corners: each step never decreases with |x - q|)."""
+    a = _d32_terms(x, qlo, w)
+    b = _d32_terms(x, qhi, w)
+    inside = (x >= qlo) & (x <= qhi)
+    lo = np.where(inside, np.float32(0), np.minimum(a, b))
+    hi = np.maximum(a, b)
+    dlo, dhi = lo[:, 0].copy(), hi[:, 0].copy()
+    for j in range(1, x.shape[1]):
+        dlo += lo[:, j]
+        dhi += hi[:, j]
+    return dlo, dhi
+
+
+def _d32_terms(x, q, w):
+    t = x - q
+    t *= t
+    t *= w
+    return t.astype(np.float32)
+
+
+class _RhoOrder:
+    """Live records sorted by their real distance rho from a fixed reference point."""
+
+    def __init__(self, z: np.ndarray):
+        ref = z.mean(axis=0)
+        rho = np.sqrt(((z - ref) ** 2).sum(axis=1))
+        self.ref = ref
+        self.rho_of = rho
+        order = np.argsort(rho, kind="stable")
+        self.ids = order
+        self.rho = rho[order]
+        self.alive = np.ones(z.shape[0], dtype=bool)
+        self.n_alive = z.shape[0]
+        self.top = order.size  # entries at and above `top` are grouped
+        scale = float(rho.max()) if rho.size else 0.0
+        self.sigma = 1e-9 * (scale + float(np.abs(z).max(initial=0.0))) + 1e-300
+
+    def remove(self, rows: np.ndarray) -> None:
+        self.alive[rows] = False
+        self.n_alive -= rows.size
+        if self.n_alive * 2 < self.ids.size:
+            keep = self.alive[self.ids]
+            self.ids = self.ids[keep]
+            self.rho = self.rho[keep]
+            self.top = self.ids.size
+
+    def top_slice(self, count: int) -> np.ndarray:
+        """At least ``count`` live records of largest rho (all if fewer), as ids."""
+        span = max(count, 16)
+        while True:
+            lo = max(0, self.top - span)
+            ids = self.ids[lo:self.top]
+            live = ids[self.alive[ids]]
+            if live.size >= count or lo == 0:
+                if live.size:
+                    last = lo + int(np.flatnonzero(self.alive[ids])[-1]) + 1
+                    self.top = last
+                return live
+            span *= 4
+
+    def above(self, rho_min: float) -> np.ndarray:
+        """Live records with rho >= rho_min."""
+        lo = int(np.searchsorted(self.rho[:self.top], rho_min, side="left"))
+        ids = self.ids[lo:self.top]
+        return ids[self.alive[ids]]
+
+    def window(self, rho_lo: float, rho_hi: float) -> np.ndarray:
+        lo = int(np.searchsorted(self.rho[:self.top], rho_lo, side="left"))
+        hi = int(np.searchsorted(self.rho[:self.top], rho_hi, side="right"))
+        ids = self.ids[lo:hi]
+        return ids[self.alive[ids]]
+
+    def around(self, rho_q: float, count: int) -> np.ndarray:
+        """At least ``count`` live records of rho near rho_q (all if fewer)."""
+        pos = int(np.searchsorted(self.rho[:self.top], rho_q))
+        span = max(count, 8)
+        while True:
+            lo, hi = max(0, pos - span), min(self.top, pos + span)
+            ids = self.ids[lo:hi]
+            live = ids[self.alive[ids]]
+            if live.size >= count or (lo == 0 and hi == self.top):
+                return live
+            span *= 4
+
+
+
+class _Tree:
+    """A k-d tree (scipy's cKDTree) over the live records' z, rebuilt when half of its records are grouped."""
+
+    def __init__(self, z: np.ndarray, alive: np.ndarray):
+        self.z = z
+        self._build(alive)
+
+    def _build(self, alive: np.ndarray) -> None:
+        self.ids = np.flatnonzero(alive)
+        self.tree = cKDTree(self.z[self.ids]) if self.ids.size else None
+        self.dead = 0
+
+    def removed(self, count: int, alive: np.ndarray) -> None:
+        self.dead += count
+        if self.dead * 2 > self.ids.size:
+            self._build(alive)
+
+    def nearest_live(self, zq: np.ndarray, k: int, alive: np.ndarray) -> np.ndarray:
+        """At least ``k`` live records near ``zq`` (all live ones if fewer)."""
+        m = self.ids.size
+        kk = min(m, k + 8)
+        while True:
+            _, idx = self.tree.query(zq, k=kk)
+            idx = np.atleast_1d(idx)
+            idx = idx[idx < m]
+            rows = self.ids[idx]
+            rows = rows[alive[rows]]
+            if rows.size >= k or kk >= m:
+                return rows
+            kk = min(m, kk * 4)
+
+    def ball_live(self, zq: np.ndarray, radius: float, alive: np.ndarray) -> np.ndarray:
+        idx = np.asarray(self.tree.query_ball_point(zq, radius), dtype=np.int64)
+        rows = self.ids[idx]
+        return rows[alive[rows]]
+
+
+def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mdav` for data without missing values (nor -999): the same ``(values, groups)``."""
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    n, p = x.shape
+    w, _ = _weights(x, np.zeros(x.shape, dtype=bool))
+    sw = np.sqrt(np.abs(w))
+    z = x * sw
+    ro = _RhoOrder(z)
+    eta = (p + 2) * 2.0 ** -22  # > the relative error of a single-precision distance
+    sig = ro.sigma
+    out = np.empty((n, p))
+    groups = np.empty(n, dtype=np.int64)
+    total = x.astype(np.longdouble).sum(axis=0)
+    abs_total = np.abs(x).astype(np.longdouble).sum(axis=0)
+    zrec = None
+    u = 2.0 ** -53
+    g, left = 0, n
+
+    def farthest_from(q: np.ndarray, rho_q: float) -> int:
+        first = ro.top_slice(32)
+        best = float(_d32(x[first], q, w).max())
+        need = np.sqrt(best / (1 + eta)) - rho_q - 2 * sig
+        rows = ro.above(need)
+        d = _d32(x[rows], q, w)
+        return int(rows[d == d.max()].min())
+
+    tree = _Tree(z, ro.alive)
+
+    def nearest_to(q: np.ndarray, zq: np.ndarray) -> np.ndarray:
+        rows = tree.nearest_live(zq, k, ro.alive)
+        d = _d32(x[rows], q, w)
+        if rows.size > k:
+            thr = float(np.partition(d, k - 1)[k - 1])
+        else:
+            thr = float(d.max())
+        rows = tree.ball_live(zq, np.sqrt(thr / (1 - eta)) + 4 * sig, ro.alive)
+        d = _d32(x[rows], q, w)
+        return rows[np.lexsort((-rows, d))[:k]]
+
+    while left >= 2 * k:
+        ngroups = 1 if left < 3 * k else 2
+        c = (total / left).astype(np.float64)
+        delta = 2.0 * ((left + 2) * u * (abs_total / left).astype(np.float64) + 2 * u * np.abs(c)) + 1e-300
+        clo, chi = c - delta, c + delta
+        rho_c = float(np.sqrt((((c * sw) - ro.ref) ** 2).sum())) + float(np.sqrt(((delta * sw) ** 2).sum()))
+        first = ro.top_slice(32)
+        dlo, _ = _d32_box(x[first], clo, chi, w)
+        need = np.sqrt(float(dlo.max()) / (1 + eta)) - rho_c - 2 * sig
+        rows = ro.above(need)
+        dlo, dhi = _d32_box(x[rows], clo, chi, w)
+        cand = rows[dhi >= dlo.max()]
+        if cand.size == 1 or (x[cand] == x[cand[0]]).all():
+            r = int(cand.min())
+        else:  # different records may both be the farthest: sdcMicro's own centroid decides
+            if zrec is None:
+                zrec = np.where(ro.alive[:, None], x, 0.0).T.copy()
+            cexact = np.cumsum(zrec, axis=1)[:, -1] / left
+            d = _d32(x[cand], cexact, w)
+            r = int(cand[d == d.max()].min())
+        q = x[r].copy()
+        qid = r
+        rho_q = float(ro.rho_of[r])
+        for _ in range(ngroups):
+            far = farthest_from(q, rho_q) if ngroups == 2 else -1
+            rows = nearest_to(q, z[int(qid)])
+            s = x[rows[0]].copy()
+            for rr in rows[1:]:
+                s += x[rr]
+            out[rows] = s / k
+            groups[rows] = g
+            g += 1
+            ro.remove(rows)
+            tree.removed(rows.size, ro.alive)
+            total -= x[rows].astype(np.longdouble).sum(axis=0)
+            abs_total -= np.abs(x[rows]).astype(np.longdouble).sum(axis=0)
+            if zrec is not None:
+                zrec[:, rows] = 0.0
+            if far >= 0:
+                q = x[far].copy()
+                qid = far
+                rho_q = float(ro.rho_of[far])
+        left -= k * ngroups
+    if left:
+        rows = np.flatnonzero(ro.alive)
+        s = x[rows[0]].copy()
+        for rr in rows[1:]:
+            s += x[rr]
+        out[rows] = s / rows.size
+        groups[rows] = g
+    return out, groups
