@@ -334,7 +334,7 @@ def _mv_top_coding_from_r(out, values):
 
 
 def _value_text(values: np.ndarray) -> list[str]:
-    return ["NA" if math.isnan(v) else "%.17g" % v for v in values.tolist()]
+    return ["NA" if math.isnan(v) else f"{v:.17g}" for v in values.tolist()]
 
 
 def _column_record(s: pd.Series) -> dict:
