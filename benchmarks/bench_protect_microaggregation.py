@@ -86,7 +86,7 @@ def main(argv=None) -> int:
         r = json.loads(subprocess.run(["Rscript", str(script), str(path), str(rout)], check=True,
                                       capture_output=True, text=True).stdout)
         ref = pd.read_csv(rout, dtype=str)
-        same = all((ref[v].to_numpy() == np.array(["%.17g" % e for e in res.mx[v].tolist()])).all() for v in VARS)
+        same = all((ref[v].to_numpy() == np.array([f"{e:.17g}" for e in res.mx[v].tolist()])).all() for v in VARS)
         rows.append(f"| mdav (aggr 3, 4 vars) | {size} | {t_mdav:.3g} | {r['mdav']:.3g} | {r['mdav'] / t_mdav:,.3g}× "
                     f"| {'yes' if same else 'NO'} |")
         rows.append(f"| mafast (aggr 3, 4 vars) | {size} | {t_mafast:.3g} | {r['mafast']:.3g} | "

@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from _recode_inputs import _write
 
 HERE = Path(__file__).resolve().parent
