@@ -47,6 +47,7 @@ from ._results import (
     ILVariablesResult,
     IndivRiskCombinations,
     IndivRiskResult,
+    InfoLossResult,
     KAnonResult,
     LDiversityCombinations,
     LDiversityResult,
@@ -80,6 +81,7 @@ from .loss import (
     il_correl,
     il_entropy,
     il_variables,
+    info_loss,
 )
 from .problem import ProblemComparison, ProblemRisk, ProblemUtility, SdcProblem
 from .risk import (
@@ -108,6 +110,8 @@ from .risk import (
 __all__ = [
     # sdcMicro's measures
     "d_utility", "il_correl", "il_variables", "freq_calc", "indiv_risk", "measure_risk", "ldiversity",
+    # information loss after targeted record swapping (sdcMicro's infoLoss)
+    "info_loss",
     # the handbook's risk toolbox
     "suda2", "k_anon_violations", "mod_risk", "d_risk", "d_risk_rmd",
     # record linkage (recordLinkage: sdcMicro 5.8.1; the others native only)
@@ -123,7 +127,7 @@ __all__ = [
     "ContinuousLossResult", "CategoricalLossResult",
     "EntropyRiskResult", "GSILResult", "GiniResult", "RegressionComparison",
     "KAnonResult", "DRiskResult", "HellingerResult", "EntropyResult", "ILEntropyResult", "CIOverlapResult",
-    "EstimatesComparison",
+    "EstimatesComparison", "InfoLossResult",
     # the same measures on an engine, per key combination
     "FreqCalcCombinations", "IndivRiskCombinations", "MeasureRiskCombinations", "LDiversityCombinations",
     # an SDC problem stated once (sdcMicro's createSdcObj, natively) and its results

@@ -44,6 +44,7 @@ __all__ = [
     "IndivRiskCombinations",
     "MeasureRiskCombinations",
     "LDiversityCombinations",
+    "InfoLossResult",
 ]
 
 
@@ -787,3 +788,34 @@ class LDiversityCombinations(_CombinationSummary, _Repr):
 
     def _summary_text(self) -> str:
         return ldiversity_text(ldiversity_summary(self))
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class InfoLossResult(_Repr):
+    """Result of :func:`pysdc.info_loss` (sdcMicro's ``infoLoss``), its components under its names.
+
+    Attributes
+    ----------
+    cellvalues : pandas.DataFrame
+        One row per table cell (margins carry missing values in the variables summed over): the table
+        variables, ``count_o`` (count in the original data) and ``count_s`` (in the swapped data).
+    overview : pandas.DataFrame
+        ``noise`` (``count_o - count_s``), ``cnt`` (cells with that noise) and ``pct`` (their share).
+    measures : pandas.DataFrame
+        Quantiles and mean of each metric over the cells: rows indexed by ``what`` (``Min``, ``10%``,
+        ..., ``Mean``, ..., ``Max``), one column per metric.
+    cumdistr : dict
+        Metric -> cumulative distribution (``cat``, ``cnt``, ``pct``); sdcMicro's ``cumdistr<metric>``.
+    false_zero, false_nonzero : int
+        Cells non-zero in the original and zero in the swapped data, and the other way round.
+    exclude_zeros : bool
+        Whether cells empty in the swapped data were left out.
+    """
+
+    cellvalues: pd.DataFrame
+    overview: pd.DataFrame
+    measures: pd.DataFrame
+    cumdistr: dict = field(default_factory=dict, repr=False)
+    false_zero: int = 0
+    false_nonzero: int = 0
+    exclude_zeros: bool = False

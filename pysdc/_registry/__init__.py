@@ -55,6 +55,7 @@ from ._linkage import ENTRIES as _LINKAGE
 from ._literature import ENTRIES as _LITERATURE
 from ._measure import Measure, _loss_pair, _risk_frame, native_arguments  # noqa: F401 (tests use the examples)
 from ._sdcmicro import ENTRIES as _SDCMICRO
+from ._swapping import ENTRIES as _SWAPPING
 from ._toolbox import ENTRIES as _TOOLBOX
 
 __all__ = ["Measure", "MEASURES", "by_python_name", "by_r_name", "markdown_table", "public_names",
@@ -62,7 +63,7 @@ __all__ = ["Measure", "MEASURES", "by_python_name", "by_r_name", "markdown_table
 
 #: every measure, in report order: sdcMicro's first measures, the risk toolbox, the literature's and the
 #: analysts' checks (both native only)
-MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_TOOLBOX, *_LINKAGE, *_LITERATURE, *_CHECKS)
+MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_SWAPPING, *_TOOLBOX, *_LINKAGE, *_LITERATURE, *_CHECKS)
 
 _BY_PY = {m.python: m for m in MEASURES}
 _BY_R = {m.r: m for m in MEASURES if m.r}

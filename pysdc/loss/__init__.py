@@ -9,10 +9,11 @@ from ._gsil import GSILResult, gsil
 from ._hellinger import hellinger
 from ._il_correl import il_correl
 from ._il_variables import il_variables
+from ._info_loss import info_loss
 from ._regression import RegressionComparison, compare_regression
 
 __all__ = [
-    "d_utility", "il_correl", "il_variables",
+    "d_utility", "il_correl", "il_variables", "info_loss",
     "il_continuous", "il_categorical", "hellinger", "entropy", "il_entropy", "entropy_risk", "gsil",
     "ContinuousLossResult", "CategoricalLossResult", "EntropyRiskResult", "GSILResult",
     "ci_overlap", "gini", "compare_estimates", "compare_regression", "GiniResult", "RegressionComparison",
