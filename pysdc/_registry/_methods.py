@@ -43,6 +43,7 @@ from ..protect import (
 )
 from ..protect._microaggregation import MicroaggregationResult
 from ..protect._noise import AddNoiseResult
+from ..protect._pram import PramResult, transitions_table
 
 __all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
 
@@ -603,6 +604,23 @@ def _compare_pram(exp, act):
     return out
 
 
+def _pram_from_r(out, values):
+    data = out["data"]
+    data.index = values["data"].index
+    params, transitions = {}, {}
+    summary = out["summary"]
+    for v in values["variables"]:
+        prm = out["params"][v]
+        alpha = prm.get("alpha")
+        params[v] = {"Rs": prm["Rs"], "pd": prm["pd"], "alpha": float("nan") if alpha is None else float(alpha)}
+        transitions[v] = transitions_table(data[v].cat.codes.to_numpy().astype(np.int64),
+                                           data[f"{v}_pram"].cat.codes.to_numpy().astype(np.int64))
+    summary = pd.DataFrame({"variable": [str(x) for x in summary["variable"]],
+                            "nrChanges": summary["nrChanges"].astype(np.int64).to_numpy(),
+                            "percChanges": summary["percChanges"].astype(np.float64).to_numpy()})
+    return PramResult(data=data, params=params, summary=summary, transitions=transitions)
+
+
 def _pram_to_r(v):
     kw = {"variables": v["variables"], "pd": v["pd"], "alpha": v["alpha"]}
     if v["strata_variables"] is not None:
@@ -697,7 +715,8 @@ METHODS: tuple[Method, ...] = (
         notes="random_state=s is R's set.seed(s): the invariant matrix from runif(L, pd, 1) and R's sample with "
               "probabilities, the same draws; variables is required (sdcMicro's NULL stops on a data.frame). The "
               "data with <variable>_pram columns, the matrices and the summary are a PramResult.",
-        r_seed="random_state", to_r=_pram_to_r, run_case=_run_pram, compare_case=_compare_pram,
+        r_seed="random_state", to_r=_pram_to_r, from_r=_pram_from_r, run_case=_run_pram,
+        compare_case=_compare_pram,
     ),
 )
 

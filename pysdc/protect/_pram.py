@@ -23,7 +23,7 @@ from .._validation import Any_, Columns, Frame, validate_params
 from ..core.pram import invariant_matrix, pram_draw
 from ._noise import RStream, r_stream
 
-__all__ = ["pram", "PramResult"]
+__all__ = ["pram", "PramResult", "transitions_table"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,21 @@ class PramResult:
     def __repr__(self) -> str:
         s = ", ".join(f"{v}: {int(c)}" for v, c in zip(self.summary["variable"], self.summary["nrChanges"]))
         return f"PramResult(n={len(self.data)}, changed={{{s}}})"
+
+
+def transitions_table(codes: np.ndarray, new: np.ndarray) -> pd.DataFrame:
+    """sdcMicro's ``transitions`` attribute of one variable: "from --> to" (1-based codes, "NA") and
+    ``Frequency``, ordered by the codes (missing values last)."""
+    big = max(int(codes.max(initial=0)), int(new.max(initial=0))) + 1
+    o = np.where(codes < 0, big, codes)
+    n = np.where(new < 0, big, new)
+    pairs, cnt = np.unique(np.stack([o, n], axis=1), axis=0, return_counts=True)
+
+    def code(c):
+        return "NA" if c == big else str(int(c) + 1)
+
+    return pd.DataFrame({"transition": [f"{code(a)} --> {code(b)}" for a, b in pairs.tolist()],
+                         "Frequency": cnt.astype(np.int64)})
 
 
 def _collation_key(s: str):
@@ -228,11 +243,7 @@ def pram(data, variables, strata_variables=None, pd=0.8, alpha=0.5, random_state
                      "alpha": alv}
         changed = int(np.sum(codes != new))
         rows.append((v, changed, round(changed / n * 100, 2) if n else float("nan")))
-        pair = pd_DataFrame({"o": codes, "p": new})
-        cnt = pair.value_counts(sort=False).sort_index()
-        transitions[v] = pd_DataFrame({
-            "transition": [f"{'NA' if a < 0 else a + 1} --> {'NA' if b < 0 else b + 1}" for a, b in cnt.index],
-            "Frequency": cnt.to_numpy(dtype=np.int64)})
+        transitions[v] = transitions_table(codes, new)
     summary = pd_DataFrame(rows, columns=["variable", "nrChanges", "percChanges"])
     return PramResult(data=out, params=params, summary=summary, transitions=transitions)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import inspect
 
+import numpy as np
+
 from .._errors import InvalidParameterError
 from .._registry._methods import METHODS, Method
 from .._validation import validate
@@ -35,7 +37,18 @@ def run(entry: Method, values: dict):
         if entry.r == "mafast":  # sdcMicro's measure is an R function
             kwargs = {**kwargs, "measure": _session.call("match.fun", (kwargs["measure"],), {}, package="base",
                                                          as_robject=True)}
-        if entry.r == "mvTopCoding":  # a data.table: as.data.frame in R before converting
+        if entry.r == "pram":  # a data.frame with attributes: the data and the attributes converted apart
+            if isinstance(kwargs["pd"], np.ndarray) and kwargs["pd"].ndim == 2:  # a matrix with the levels
+                levels = [str(c) for c in values["data"][values["variables"][0]].cat.categories]
+                kwargs = {**kwargs, "pd": _session.call(
+                    "matrix", (kwargs["pd"].ravel(order="F"),), {"nrow": len(levels), "dimnames": [levels, levels]},
+                    package="base", as_robject=True)}
+            handle = _session.call(fun, args, kwargs, package="sdcMicro", as_robject=True)
+            plain = _session.call("unclass", (handle,), {}, package="base", as_robject=True)
+            out = {"data": _session.call("as.data.frame", (plain,), {"optional": True}, package="base"),
+                   "params": _session.call("attr", (handle, "pram_params"), {}, package="base"),
+                   "summary": _session.call("attr", (handle, "summary"), {}, package="base")}
+        elif entry.r == "mvTopCoding":  # a data.table: as.data.frame in R before converting
             handle = _session.call(fun, args, kwargs, package="sdcMicro", as_robject=True)
             out = _session.call("as.data.frame", (handle,), {}, package="base")
         else:
