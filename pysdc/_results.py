@@ -736,14 +736,23 @@ class MeasureRiskCombinations(_CombinationSummary, _Repr):
     combinations: pd.DataFrame | None = field(default=None, repr=False)
     individual: object = field(default=None, repr=False)
     n: int = 0
+    #: with the combinations kept in the engine (``pysdc risk --engine duckdb``): ``combinations`` is the
+    #: engine's lazy table, ``counts`` None, and this object computes the summaries by SQL
+    #: (:class:`pysdc.engine._risk.InEngineSummaries`)
+    summarise: object = field(default=None, repr=False)
 
     def _summary_text(self) -> str:
-        risk = self.combinations["risk"].to_numpy()
-        counts = self.counts
+        if self.summarise is not None:
+            s = self.summarise
+            risk = (np.array([]) if not self.n else np.array([np.nan]) if s.any_nan() else np.array([0.0]))
+            high = s.higher_risk()
+        else:
+            risk = self.combinations["risk"].to_numpy()
+            high = higher_risk(risk, self.counts)
         note = threshold_note(self.global_threshold, self.global_risk, self.max_global_risk,
                               risk if self.n else np.array([]))
         return measure_risk_text({
-            "n_records": self.n, "key_vars": list(self.key_vars), "higher_risk": higher_risk(risk, counts),
+            "n_records": self.n, "key_vars": list(self.key_vars), "higher_risk": high,
             "global": {"expected_reidentifications": self.global_risk_er, "global_risk": self.global_risk,
                        "global_risk_pct": self.global_risk_pct, "max_global_risk": self.max_global_risk,
                        "threshold": self.global_threshold, "threshold_note": note},

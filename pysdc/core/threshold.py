@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["threshold_search", "global_threshold", "global_threshold_grouped", "household_risk"]
+__all__ = ["threshold_search", "global_threshold", "global_threshold_grouped", "global_threshold_chunks",
+           "household_risk"]
 
 
 def _seq_sum(x: np.ndarray) -> float:
@@ -202,3 +203,64 @@ def household_codes(values: pd.Series) -> tuple[np.ndarray, int | None]:
         return column_codes(v)
     codes, uniq = pd.factorize(values, use_na_sentinel=True)
     return codes.astype(np.int64), len(uniq)
+
+
+def global_threshold_chunks(chunks, max_global_risk: float, *, max_len: int = 1 << 22) -> float:
+    """:func:`global_threshold_grouped` from distinct risks read in pieces, in memory bounded by a piece.
+
+    ``chunks`` is a callable returning a fresh iterator over ``(values, counts)`` pairs of arrays: the
+    distinct risks in decreasing order (none NaN, each once over all pieces) with their numbers of
+    records (> 0). It is called twice (the total, then the walk), as an engine reads its table twice.
+    The floating-point operations and their order are those of :func:`global_threshold_grouped`, so
+    the threshold is bitwise the same; the caller returns NaN itself where a risk is NaN.
+    """
+    n = 0
+    total = None
+    first = None
+    for values, cnt in chunks():
+        values = np.asarray(values, dtype=np.float64)
+        cnt = np.asarray(cnt, dtype=np.float64).astype(np.int64)
+        if values.size == 0:
+            continue
+        if first is None:
+            first = float(values[0])
+        n += int(cnt.sum())
+        for piece in _repeated_chunks(values, cnt, max_len):  # sequential sum, as _seq_sum
+            total = float(np.cumsum(piece)[-1]) if total is None else float(np.cumsum(np.concatenate([[total], piece]))[-1])
+    if first is None:
+        return float("nan")
+    target = max_global_risk * n
+    if total < target:
+        return float("nan")
+    acc, pos = total, 0  # remaining before the next record, records before it
+    prev = None  # the distinct value before the one tested
+    for values, cnt in chunks():
+        values = np.asarray(values, dtype=np.float64)
+        cnt = np.asarray(cnt, dtype=np.float64).astype(np.int64)
+        if values.size == 0:
+            continue
+        starts = pos + np.concatenate([[0], np.cumsum(cnt)[:-1]])  # each value's first record, overall
+        remaining = np.empty(values.size)
+        t, at = 0, pos
+        for piece in _repeated_chunks(values, cnt, max_len):
+            run = np.cumsum(np.concatenate([[acc], -piece]))
+            end = int(np.searchsorted(starts, at + piece.size, side="left"))
+            remaining[t:end] = run[starts[t:end] - at]
+            t = end
+            acc = float(run[-1])
+            at += piece.size
+        cand = remaining + values * starts.astype(np.float64) < target
+        if pos == 0:
+            cand[0] = False  # the walk's first position is no change
+        hit = np.flatnonzero(cand)
+        if hit.size:
+            k = int(hit[0])
+            thr = float(values[k])
+            unsafe = float(values[k - 1]) if k > 0 else (prev if prev is not None else first)
+            return float("nan") if unsafe == thr else thr
+        prev = float(values[-1])
+        pos = at
+    thr, unsafe = 0.0, prev
+    if unsafe == thr:
+        return float("nan")
+    return thr

@@ -30,21 +30,46 @@ from .._results import (
     LDiversityCombinations,
     MeasureRiskCombinations,
 )
+from .._summaries import HIGH_RISK_FLOOR, HIGH_RISK_MADS
 from .._validation import user_stacklevel
 from ..core.freq import freq_core, r_as_numeric, r_round
 from ..core.indiv import indiv_risk_arrays
 from ..core.keys import key_codes, warn_fk_overflow, weight_rules
 from ..core.ldiversity import ldiversity_block
-from ..core.threshold import global_threshold_grouped
+from ..core.threshold import global_threshold_chunks, global_threshold_grouped
 from ..io import atomic_output
-from ._tables import POSITION, SRC
+from ._tables import POSITION, SRC, _unique
 
-__all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "writing_individual"]
+__all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "writing_individual",
+           "combinations_in_engine", "CHUNK_ROWS"]
 
 _INF = "CAST('Infinity' AS DOUBLE)"
 
 #: where measure_risk on an engine also writes its per-record table (set by :func:`writing_individual`)
 _WRITE_TO: contextvars.ContextVar = contextvars.ContextVar("pysdc_write_individual", default=None)
+#: whether measure_risk on DuckDB keeps its key combinations in DuckDB (set by :func:`combinations_in_engine`)
+_IN_ENGINE: contextvars.ContextVar = contextvars.ContextVar("pysdc_combinations_in_engine", default=False)
+#: rows of a table of pairs (fk, Fk) or of distinct risks read into Python at a time by
+#: :func:`combinations_in_engine`'s path (a few MB)
+CHUNK_ROWS = 1 << 17
+
+
+@contextlib.contextmanager
+def combinations_in_engine():
+    """Within the block, :func:`pysdc.measure_risk` on a DuckDB scan keeps its table of key combinations in
+    DuckDB (``pysdc risk --engine duckdb``): the frequencies, the individual risks (computed by pysdc's core
+    per distinct pair (fk, Fk), read in pieces of :data:`CHUNK_ROWS`), the per-record join and the
+    summaries are DuckDB's work, bounded by its ``memory_limit``; Python holds a piece at a time, never a
+    value per combination. The result's ``combinations`` is then the engine's lazy table and its
+    ``summarise`` gives the summaries the model needs. The numbers are those of the in-memory path
+    (sums in another order: ENGINE_SUMS). Data with a missing key value (sdcMicro's wildcard matching
+    needs every combination at once) or keys whose raw values may code alike (integers beyond 2^53,
+    decimals, dates) take the in-memory path."""
+    token = _IN_ENGINE.set(True)
+    try:
+        yield
+    finally:
+        _IN_ENGINE.reset(token)
 
 
 @contextlib.contextmanager
@@ -240,6 +265,10 @@ def freq_calc_engine(table, key_vars, w, alpha) -> FreqCalcCombinations:
 
 
 def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alpha) -> MeasureRiskCombinations:
+    if _IN_ENGINE.get() and table.kind == "duckdb" and getattr(table, "con", None) is not None:
+        got = _measure_risk_in_engine(table, list(key_vars), w, hid, max_global_risk, fast_hier)
+        if got is not None:
+            return got
     c = _combinations(table, key_vars, w, hid, func="measure_risk", factorize_character=True, alpha=alpha)
     fk_c, Fk_c, cnt, inv, pdf, n = c["fk_c"], c["Fk_c"], c["cnt"], c["inv"], c["pdf"], c["n"]
     rk_c = indiv_risk_arrays(fk_c, Fk_c, "approx", 1.0, w is not None)
@@ -363,3 +392,283 @@ def ldiversity_engine(table, key_vars, ldiv_index, l_recurs_c) -> LDiversityComb
     return LDiversityCombinations(table=per_combo, key_vars=tuple(keys), ldiv_index=tuple(sens),
                                   l_recurs_c=float(l_recurs_c), counts=cnt, combinations=combos,
                                   individual=individual, n=n)
+
+
+# =============================================================================
+# measure_risk with the key combinations kept in DuckDB (combinations_in_engine)
+
+_FLOAT_TYPES = ("DOUBLE", "FLOAT", "REAL")
+_INT_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
+#: doubles hold every integer exactly only up to 2^53 (beyond, distinct integers code alike, as in R)
+_EXACT_INT = 2**53
+
+
+def _in_engine_types(table, keys) -> bool:
+    """Whether every key is of a type whose distinct raw values are distinct codes in
+    :func:`pysdc.core.keys.key_codes` (measure_risk's rules): text, categories, booleans, floats and
+    integers (checked within +-2^53 on the combinations)."""
+    for k in keys:
+        t = table.types[k].upper()
+        if not (t in _FLOAT_TYPES or t in _INT_TYPES or t in ("VARCHAR", "BOOLEAN") or t.startswith("ENUM")):
+            return False
+    return True
+
+
+def _missing_key(table, k, alias: str = "") -> str:
+    c = alias + table.q(k)
+    if table.types[k].upper() in _FLOAT_TYPES:
+        return f"({c} IS NULL OR isnan({c}))"
+    return f"{c} IS NULL"
+
+
+def _arrow_chunks(con, sql: str, params=None):
+    """The rows of ``sql`` as pyarrow record batches of at most :data:`CHUNK_ROWS` rows, read on a cursor of
+    its own (the connection stays free for other statements meanwhile)."""
+    cur = con.cursor()
+    try:
+        rel = cur.sql(sql, params=params) if params else cur.sql(sql)
+        f = getattr(rel, "to_arrow_reader", None) or rel.fetch_arrow_reader
+        yield from f(CHUNK_ROWS)
+    finally:
+        cur.close()
+
+
+def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
+    """measure_risk on DuckDB with the combinations in DuckDB (:func:`combinations_in_engine`), or None when
+    the data need the in-memory path (a missing key value, keys that may code alike)."""
+    import pyarrow as pa
+
+    if not _in_engine_types(table, keys):
+        return None
+    con = table.con
+    stage(f"grouping the records by {', '.join(keys)}")
+    fs = table.fsum()
+    ks = ", ".join(table.q(k) for k in keys)
+    aggs = ["count(*) AS pysdc_n"]
+    if w is not None:
+        wv = f"CAST({table.q(w)} AS DOUBLE)" if table.rclass(w) == "numeric" else _weight_expr(table, w)
+        aggs += [f"{fs}({wv}) AS pysdc_w", f"count({wv}) AS pysdc_w_n", f"min({wv}) AS pysdc_w_min"]
+    if hid is not None:
+        aggs.append(f"count({_hid_expr(table, hid)}) AS pysdc_h_n")
+    combos = _unique("combos")
+    table.query(f"SELECT {ks}, {', '.join(aggs)} FROM {SRC} GROUP BY {ks}").create(combos)
+    checks = [f"count(*) FILTER (WHERE {' OR '.join(_missing_key(table, k) for k in keys)})"]
+    ints = [k for k in keys if table.types[k].upper() in _INT_TYPES]
+    checks += [f"coalesce(max(abs(CAST({table.q(k)} AS HUGEINT))), 0)" for k in ints]
+    got = con.execute(f"SELECT {', '.join(checks)} FROM {combos}").fetchall()[0]
+    if int(got[0]) or any(int(v) > _EXACT_INT for v in got[1:]):
+        con.execute(f"DROP TABLE {combos}")
+        return None
+    if w is not None:
+        bad, n_w, n_all, below = con.execute(
+            f"SELECT count(*) FILTER (WHERE NOT isfinite(pysdc_w)), sum(pysdc_w_n), sum(pysdc_n), "
+            f"count(*) FILTER (WHERE pysdc_w_min < 1) FROM {combos}").fetchall()[0]
+        _check_weights(table, w, "measure_risk", clean=not bad and n_w == n_all and not below)
+    m, n = con.execute(f"SELECT count(*), coalesce(sum(pysdc_n), 0) FROM {combos}").fetchall()[0]
+    m, n = int(m), int(n)
+    stage(f"frequencies of {m:,} key combinations ({n:,} records)")
+    # freq_core without missing keys: fk the records, Fk the weight sum (0 + sum, as its bincount), per combination
+    fk_sql = "CAST(pysdc_n AS DOUBLE)"
+    Fk_sql = "0.0 + pysdc_w" if w is not None else fk_sql
+    pairs = _unique("pairs")
+    con.execute(f"CREATE TABLE {pairs} AS SELECT {fk_sql} AS pysdc_fk, {Fk_sql} AS pysdc_pop_fk, "
+                f"sum(pysdc_n) AS pysdc_records FROM {combos} GROUP BY ALL")
+    risks = _unique("risks")
+    con.execute(f"CREATE TABLE {risks} (pysdc_fk DOUBLE, pysdc_pop_fk DOUBLE, pysdc_records HUGEINT, "
+                "pysdc_risk DOUBLE)")
+    stage("individual risks per pair (fk, Fk)")
+    for batch in _arrow_chunks(con, f"SELECT pysdc_fk, pysdc_pop_fk, pysdc_records FROM {pairs}"):
+        fk = batch.column(0).to_numpy(zero_copy_only=False).astype(np.float64)
+        Fk = batch.column(1).to_numpy(zero_copy_only=False).astype(np.float64)
+        rk = indiv_risk_arrays(fk, Fk, "approx", 1.0, w is not None)  # element-wise: as per combination
+        pysdc_chunk = pa.table({"f": batch.column(0), "F": batch.column(1), "r": batch.column(2),  # noqa: F841
+                                "k": pa.array(rk, type=pa.float64())})
+        con.execute(f"INSERT INTO {risks} SELECT * FROM pysdc_chunk")
+    con.execute(f"DROP TABLE {pairs}")
+    res_name = _unique("res")
+    extra = ", c.pysdc_h_n" if hid is not None else ""
+    con.execute(f"CREATE TABLE {res_name} AS SELECT {', '.join('c.' + table.q(k) for k in keys)}, c.pysdc_n{extra}, "
+                f"r.pysdc_fk, r.pysdc_pop_fk, r.pysdc_risk FROM {combos} c JOIN {risks} r "
+                f"ON {fk_sql.replace('pysdc_n', 'c.pysdc_n')} = r.pysdc_fk AND "
+                f"{Fk_sql.replace('pysdc_n', 'c.pysdc_n').replace('pysdc_w', 'c.pysdc_w')} = r.pysdc_pop_fk")
+    con.execute(f"DROP TABLE {combos}")
+    er, n_nan = con.execute(
+        f"SELECT {fs}(pysdc_risk * CAST(pysdc_records AS DOUBLE)) FILTER (WHERE NOT isnan(pysdc_risk)), "
+        f"coalesce(sum(pysdc_records) FILTER (WHERE isnan(pysdc_risk)), 0) FROM {risks}").fetchall()[0]
+    er, n_nan = float(er or 0.0), int(n_nan)
+    gr = er / n if n else float("nan")
+    if n_nan:
+        warnings.warn(
+            f"measure_risk: {n_nan} record(s) have an undefined (NaN) risk (a zero or "
+            "negative population frequency Fk, or weights so large that fk / Fk underflows); global_risk_er "
+            "skips them and global_threshold is NaN, as in sdcMicro. Check the weights.",
+            DegenerateResultWarning, stacklevel=user_stacklevel(),
+        )
+    if n == 0 or n_nan:
+        thr = float("nan")
+    else:
+        stage("global risk threshold")
+        distinct = (f"SELECT pysdc_risk, sum(pysdc_records) FROM {risks} GROUP BY pysdc_risk "
+                    "ORDER BY pysdc_risk DESC")
+
+        def chunks():
+            for b in _arrow_chunks(con, distinct):
+                yield (b.column(0).to_numpy(zero_copy_only=False).astype(np.float64),
+                       b.column(1).to_numpy(zero_copy_only=False).astype(np.float64))
+
+        thr = global_threshold_chunks(chunks, max_global_risk)
+    res = con.table(res_name)
+    individual = _records(table, keys, res, {"risk": "pysdc_risk", "fk": "pysdc_fk", "Fk": "pysdc_pop_fk"}, hid=hid)
+    path = _WRITE_TO.get()
+    if path is not None:  # the temporary file of writing_individual
+        stage("joining the records to their risks and writing them" + (" (household risk too)" if hid else ""))
+        individual.write_to(path)
+    h_er = h_r = h_pct = None
+    if hid is not None:
+        stage("household risk")
+        h_er = _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=path)
+        h_r = h_er / n if n else float("nan")
+        h_pct = h_r * 100
+    combos_table = table.table(con.sql(f"SELECT {ks}, pysdc_n AS n, pysdc_fk AS fk, pysdc_pop_fk AS \"Fk\", "
+                                       f"pysdc_risk AS risk FROM {res_name}"), keys + ["n", "fk", "Fk", "risk"],
+                               None, repeated=[])
+    return MeasureRiskCombinations(
+        global_risk_er=er, global_risk=gr, global_risk_pct=gr * 100, global_threshold=thr,
+        max_global_risk=max_global_risk, hier_risk_er=h_er, hier_risk=h_r, hier_risk_pct=h_pct,
+        individual=individual, key_vars=tuple(keys), counts=None, combinations=combos_table, n=n,
+        summarise=InEngineSummaries(con, res_name, risks, [table.q(k) for k in keys], keys, m, n),
+    )
+
+
+def _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=None) -> float:
+    """:func:`_household_er` over the combinations kept in DuckDB."""
+    con = table.con
+    fs = table.fsum()
+    n_na, own, own_nan = con.execute(
+        f"SELECT coalesce(sum(pysdc_n - pysdc_h_n), 0), "
+        f"{fs}(pysdc_risk * CAST(pysdc_n - pysdc_h_n AS DOUBLE)) FILTER (WHERE pysdc_n > pysdc_h_n AND NOT isnan(pysdc_risk)), "
+        f"count(*) FILTER (WHERE pysdc_n > pysdc_h_n AND isnan(pysdc_risk)) FROM {res_name}").fetchall()[0]
+    n_na = int(n_na)
+    if n_na:
+        warnings.warn(
+            f"measure_risk: household id column {hid!r} has {n_na} missing value(s); each such record is treated "
+            "as a household of its own (sdcMicro's fast_hier=False behaviour; its fast_hier=True path wrongly "
+            "gives them the risk of the first household). Fill the ids to link records.",
+            PysdcWarning, stacklevel=user_stacklevel(),
+        )
+    if written is not None:
+        total, n_nan = table.written_sum(written, "hier_risk")
+        if int(n_nan or 0) and not fast_hier:
+            return float("nan")
+        return float(total or 0.0)
+    hx = _hid_expr(table, hid, "s.")
+    h = table.households(f"SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
+                         f"{_key_match(table, keys)}", res=res)
+    total, n_nan = table.row(f"SELECT {fs}(CASE WHEN isnan(pysdc_hr) THEN 0 ELSE pysdc_m * pysdc_hr END), "
+                             f"sum(CASE WHEN isnan(pysdc_hr) THEN 1 ELSE 0 END) FROM {h} h", res=res)
+    if not fast_hier and (int(n_nan or 0) or int(own_nan)):
+        return float("nan")
+    return float(total or 0.0) + float(own or 0.0)
+
+
+class InEngineSummaries:
+    """The summaries of an engine's measure_risk whose combinations stay in DuckDB (a result's
+    ``summarise``): SQL aggregates over the table of distinct pairs (fk, Fk) with their risk and
+    records, the riskiest combinations by ORDER BY ... LIMIT. The numbers are those that
+    :mod:`pysdc._summaries` and the model compute from the combination table (counts exact; quantiles
+    bitwise, as :func:`pysdc._summaries.counted_quantile`; the mean a sum in another order)."""
+
+    def __init__(self, con, res_name, risks, quoted_keys, keys, n_combinations, n):
+        self.con, self.res_name, self.risks = con, res_name, risks
+        self.quoted_keys, self.keys = quoted_keys, list(keys)
+        self.n_combinations, self.n = int(n_combinations), int(n)
+
+    def _one(self, sql, params=None):
+        cur = self.con.cursor()
+        try:
+            return cur.execute(sql, params).fetchall()[0] if params else cur.execute(sql).fetchall()[0]
+        finally:
+            cur.close()
+
+    def below(self, column: str, limits) -> list[int]:
+        """Records whose ``column`` (``"fk"`` or ``"Fk"``) is below each of ``limits``."""
+        col = {"fk": "pysdc_fk", "Fk": "pysdc_pop_fk"}[column]
+        if not limits:
+            return []
+        got = self._one("SELECT " + ", ".join(f"coalesce(sum(pysdc_records) FILTER (WHERE {col} < ?), 0)"
+                                             for _ in limits) + f" FROM {self.risks}", [float(x) for x in limits])
+        return [int(v) for v in got]
+
+    def quantiles(self, ps, value: str = "pysdc_risk", params=None) -> list:
+        """R's type-7 quantiles of the risks (NaN left out) each repeated by its records, as
+        :func:`pysdc._summaries.counted_quantile` (None without records)."""
+        d = (f"SELECT {value} AS v, sum(pysdc_records) AS c FROM {self.risks} WHERE NOT isnan(pysdc_risk) "
+             "GROUP BY 1")
+        (n,) = self._one(f"SELECT coalesce(sum(c), 0) FROM ({d})", params)
+        n = int(n)
+        if n == 0:
+            return [None] * len(ps)
+        targets, spots = [], []
+        for p in ps:
+            h = (n - 1) * p
+            lo = int(np.floor(h))
+            spots.append((h, lo, len(targets)))
+            targets += [lo + 1, min(lo + 2, n)]
+        sql = (f"WITH d AS ({d}), w AS (SELECT v, sum(c) OVER (ORDER BY v ROWS BETWEEN UNBOUNDED PRECEDING AND "
+               "CURRENT ROW) AS cum FROM d) SELECT " + ", ".join(f"min(v) FILTER (WHERE cum >= {t})" for t in targets)
+               + " FROM w")
+        got = self._one(sql, params)
+        out = []
+        for h, lo, i in spots:
+            a, b = float(got[i]), float(got[i + 1])
+            out.append(float(a + (h - lo) * (b - a)))
+        return out
+
+    def distribution(self, ps, edges) -> dict:
+        """Quantiles (``ps``), records per bin of ``edges`` (the last bin closed), above the last edge, the
+        mean, the records with a risk and those without (NaN)."""
+        edges = [float(e) for e in edges]
+        parts, params = [], []
+        for i in range(len(edges) - 1):
+            last = i == len(edges) - 2
+            parts.append(f"coalesce(sum(pysdc_records) FILTER (WHERE pysdc_risk >= ? AND pysdc_risk {'<=' if last else '<'} ?), 0)")
+            params += [edges[i], edges[i + 1]]
+        parts.append("coalesce(sum(pysdc_records) FILTER (WHERE NOT isnan(pysdc_risk) AND pysdc_risk > ?), 0)")
+        params.append(edges[-1])
+        fs = "fsum(pysdc_risk * CAST(pysdc_records AS DOUBLE)) FILTER (WHERE NOT isnan(pysdc_risk))"
+        parts += [fs, "coalesce(sum(pysdc_records) FILTER (WHERE NOT isnan(pysdc_risk)), 0)",
+                  "coalesce(sum(pysdc_records) FILTER (WHERE isnan(pysdc_risk)), 0)"]
+        got = self._one("SELECT " + ", ".join(parts) + f" FROM {self.risks}", params)
+        nb = len(edges) - 1
+        total, n_ok, n_nan = got[nb + 1], int(got[nb + 2]), int(got[nb + 3])
+        return {"quantiles": self.quantiles(ps), "bins": [int(v) for v in got[:nb]], "above": int(got[nb]),
+                "mean": float(total) / n_ok if n_ok else None, "n_ok": n_ok, "n_missing": n_nan}
+
+    def any_nan(self) -> bool:
+        (k,) = self._one(f"SELECT count(*) FILTER (WHERE isnan(pysdc_risk)) FROM {self.risks}")
+        return bool(k)
+
+    def top(self, k: int) -> pd.DataFrame:
+        """The ``k`` riskiest combinations (an undefined risk last; ties by their key values): key values,
+        ``n``, ``fk``, ``Fk``, ``risk``."""
+        cur = self.con.cursor()
+        try:
+            keys = ", ".join(self.quoted_keys)
+            return cur.execute(
+                f"SELECT {keys}, pysdc_n AS n, pysdc_fk AS fk, pysdc_pop_fk AS pysdc_Fk, pysdc_risk AS risk "
+                f"FROM {self.res_name} ORDER BY CASE WHEN isnan(pysdc_risk) THEN 1 ELSE 0 END, pysdc_risk DESC, "
+                f"{keys} LIMIT {int(k)}").df().rename(columns={"pysdc_Fk": "Fk"})
+        finally:
+            cur.close()
+
+    def higher_risk(self) -> dict:
+        """:func:`pysdc._summaries.higher_risk` of the risks with their records."""
+        (med,) = self.quantiles([0.5])
+        if med is None:
+            return {"count": 0, "cut": None, "median": None, "mad": None}
+        (dev,) = self.quantiles([0.5], value="abs(pysdc_risk - ?)", params=[med])
+        mad = 1.4826 * dev
+        cut = max(HIGH_RISK_FLOOR, med + HIGH_RISK_MADS * mad)
+        (count,) = self._one(f"SELECT coalesce(sum(pysdc_records) FILTER (WHERE NOT isnan(pysdc_risk) AND "
+                             f"pysdc_risk > ?), 0) FROM {self.risks}", [float(cut)])
+        return {"count": int(count), "cut": cut, "median": med, "mad": mad}

@@ -27,6 +27,10 @@ POSITION = "record"
 #: records (unless the session disables broadcast joins, autoBroadcastJoinThreshold = -1)
 BROADCAST_MAX_COMBINATIONS = 1_000_000
 
+#: rows per record batch (and Parquet row group) of a per-record table written from DuckDB: Python holds
+#: one batch at a time (~10 MB for the five columns of ``pysdc risk --records``)
+WRITE_BATCH_ROWS = 1 << 18
+
 _counter = itertools.count()
 
 
@@ -366,7 +370,7 @@ class EngineTable:
             import pyarrow.parquet as pq
 
             f = getattr(self.native, "to_arrow_reader", None) or self.native.fetch_record_batch
-            reader = f(1 << 20)
+            reader = f(WRITE_BATCH_ROWS)
             # dictionary pages where values repeat per key combination; positions and household risks are
             # (nearly) distinct, where a dictionary only costs time
             with pq.ParquetWriter(path, reader.schema, use_dictionary=self.repeated) as writer:
