@@ -25,6 +25,7 @@ if [ "$#" -eq 0 ]; then
         [ -e "$m" ] && python3 "$m"
     done
     set -- "$@" protect_recode  # the recoding methods (issue 28): generate_protect_recode.R
+    set -- "$@" protect_perturbation rnormal  # addNoise/pram (issue 28, family 4) and R's normal/sample references
 fi
 for f in "$@"; do
     Rscript "generate_$f.R"

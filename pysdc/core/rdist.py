@@ -123,8 +123,8 @@ def rnorm(rng: RRandom, n: int, mean=0.0, sd=1.0) -> np.ndarray:
         return np.zeros(0)
     if mean.size == 0 or sd.size == 0:
         return np.full(n, np.nan)
-    mu = np.resize(mean, n)
-    sg = np.resize(sd, n)
+    mu = np.full(n, mean[0]) if mean.size == 1 else np.resize(mean, n)  # R's recycling
+    sg = np.full(n, sd[0]) if sd.size == 1 else np.resize(sd, n)
     out = np.full(n, np.nan)
     with np.errstate(invalid="ignore"):
         bad = np.isnan(mu) | ~np.isfinite(sg) | (sg < 0)

@@ -62,7 +62,10 @@ def transitions_table(codes: np.ndarray, new: np.ndarray) -> pd.DataFrame:
     big = max(int(codes.max(initial=0)), int(new.max(initial=0))) + 1
     o = np.where(codes < 0, big, codes)
     n = np.where(new < 0, big, new)
-    pairs, cnt = np.unique(np.stack([o, n], axis=1), axis=0, return_counts=True)
+    counts = np.bincount(o * (big + 1) + n, minlength=(big + 1) ** 2)
+    hit = np.flatnonzero(counts)
+    pairs = np.stack([hit // (big + 1), hit % (big + 1)], axis=1)
+    cnt = counts[hit]
 
     def code(c):
         return "NA" if c == big else str(int(c) + 1)

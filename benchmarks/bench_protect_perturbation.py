@@ -1,0 +1,138 @@
+"""Time pysdc.protect's perturbation methods (addNoise, pram) against sdcMicro 5.8.0 on the same data, in one run.
+
+    PYTHONPATH=. nice python3 benchmarks/bench_protect_perturbation.py [--sizes 1e5,1e6] [--repeats 3] [--no-r-above 1e5]
+
+For each size N the script draws one table (x1: lognormal with 1 % NA; x2, x3: normal; k: an 8-level
+factor; r: a 12-level factor; s: a 2-level stratum), writes it as CSV, and times (median of
+``--repeats`` timings; one run for a call slower than 10 s), both sides seeded by ``set.seed(1)``
+(pysdc: ``random_state=1``, the same numbers):
+
+* ``add_noise`` on (x1, x2, x3) with the methods additive, correlated, correlated2, restr, outdect;
+* ``pram`` of (k, r), and of k within the strata s x r.
+
+sdcMicro runs in one ``Rscript`` process on the CSV read by ``read.csv`` (reading is not timed); pysdc in
+this process on the same CSV read by pandas. Sizes above ``--no-r-above`` run pysdc only (the 60 s
+target at 1e6). Prints a Markdown table (ratio = sdcMicro time / pysdc time); the numbers go to
+``benchmarks/RESULTS.md`` ("Protection: perturbation") by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pysdc.protect import add_noise, pram
+
+KS = list("abcdefgh")
+RS = [f"r{i:02d}" for i in range(12)]
+METHODS = ("additive", "correlated", "correlated2", "restr", "outdect")
+
+R_SCRIPT = r"""
+suppressPackageStartupMessages(library(sdcMicro))
+args <- commandArgs(trailingOnly = TRUE)
+x <- read.csv(args[1])
+x$k <- factor(x$k, levels = letters[1:8])
+x$r <- factor(x$r, levels = sprintf("r%02d", 0:11))
+x$s <- factor(x$s, levels = c("u", "v"))
+reps <- as.integer(args[2])
+tm <- function(expr) {
+  once <- function() { t0 <- proc.time()[["elapsed"]]; expr(); proc.time()[["elapsed"]] - t0 }
+  first <- once()
+  if (first > 10 || reps == 1) return(first)
+  median(vapply(seq_len(reps), function(i) once(), numeric(1)))
+}
+v <- c("x1", "x2", "x3")
+out <- list()
+for (m in c("additive", "correlated", "correlated2", "restr", "outdect")) {
+  out[[paste0("add_noise_", m)]] <- tm(function() { set.seed(1); addNoise(x, variables = v, method = m) })
+}
+out$pram <- tm(function() { set.seed(1); pram(x, variables = c("k", "r")) })
+out$pram_strata <- tm(function() { set.seed(1); pram(x, variables = "k", strata_variables = c("s", "r")) })
+cat(jsonlite::toJSON(out, auto_unbox = TRUE, digits = NA))
+"""
+
+
+def make_frame(n: int, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x1 = rng.lognormal(9.8, 0.6, n).round(2)
+    x1[rng.random(n) < 0.01] = np.nan
+    return pd.DataFrame({
+        "x1": x1, "x2": rng.normal(0, 1, n).round(4), "x3": rng.normal(5, 2, n).round(4),
+        "k": pd.Categorical.from_codes(rng.integers(0, 8, n), categories=KS),
+        "r": pd.Categorical.from_codes(rng.integers(0, 12, n), categories=RS),
+        "s": pd.Categorical.from_codes(rng.integers(0, 2, n), categories=["u", "v"]),
+    })
+
+
+def _time(fn, repeats: int) -> float:
+    t0 = time.perf_counter()
+    fn()
+    first = time.perf_counter() - t0
+    if first > 10 or repeats == 1:
+        return first
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def pysdc_times(x: pd.DataFrame, repeats: int) -> dict:
+    v = ["x1", "x2", "x3"]
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # restr's warning about sdcMicro's shifts
+        for m in METHODS:
+            out[f"add_noise_{m}"] = _time(lambda m=m: add_noise(x, v, method=m, random_state=1), repeats)
+    out["pram"] = _time(lambda: pram(x, ["k", "r"], random_state=1), repeats)
+    out["pram_strata"] = _time(lambda: pram(x, ["k"], strata_variables=["s", "r"], random_state=1), repeats)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1e5,1e6")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--no-r-above", type=float, default=1e5)
+    ap.add_argument("--dir", default=None)
+    a = ap.parse_args(argv)
+    workdir = Path(a.dir or tempfile.mkdtemp(prefix="pysdc_perturb_bench_"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    script = workdir / "bench_protect_perturbation.R"
+    script.write_text(R_SCRIPT, encoding="utf-8")
+    rows = ["| method | N | pysdc (s) | sdcMicro (s) | ratio |", "|---|---|---|---|---|"]
+    for size in a.sizes.split(","):
+        n = int(float(size))
+        frame = make_frame(n)
+        path = workdir / f"perturb_{n}.csv"
+        frame.to_csv(path, index=False)
+        x = pd.read_csv(path)
+        x["k"] = pd.Categorical(x["k"], categories=KS)
+        x["r"] = pd.Categorical(x["r"], categories=RS)
+        x["s"] = pd.Categorical(x["s"], categories=["u", "v"])
+        py = pysdc_times(x, a.repeats)
+        r = {}
+        if n <= a.no_r_above:
+            r = json.loads(subprocess.run(["Rscript", str(script), str(path), str(a.repeats)], check=True,
+                                          capture_output=True, text=True).stdout)
+        for k, t in py.items():
+            if k in r:
+                rows.append(f"| {k} | {size} | {t:.3g} | {r[k]:.3g} | {r[k] / t:,.3g}× |")
+            else:
+                rows.append(f"| {k} | {size} | {t:.3g} | – | – |")
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
