@@ -43,7 +43,9 @@ from ..protect import (
 )
 from ..protect._microaggregation import MicroaggregationResult
 from ..protect._noise import AddNoiseResult
+from ..protect._swap import record_swap
 from ..protect._pram import PramResult, transitions_table
+from ._methods_swap import compare_record_swap, record_swap_from_r, record_swap_to_r, run_record_swap
 
 __all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
 
@@ -717,6 +719,21 @@ METHODS: tuple[Method, ...] = (
               "data with <variable>_pram columns, the matrices and the summary are a PramResult.",
         r_seed="random_state", to_r=_pram_to_r, from_r=_pram_from_r, run_case=_run_pram,
         compare_case=_compare_pram,
+    ),
+    Method(
+        python="record_swap", r="recordSwap", family="swapping", native=record_swap,
+        arguments={"data": "data", "hid": "hid", "hierarchy": "hierarchy", "similar": "similar",
+                   "swaprate": "swaprate", "risk": "risk", "risk_threshold": "risk_threshold",
+                   "k_anonymity": "k_anonymity", "risk_variables": "risk_variables", "carry_along": "carry_along",
+                   "return_swapped_id": "return_swapped_id", "seed": "seed"},
+        defaults={"swaprate": 0.05, "risk": None, "risk_threshold": 0, "k_anonymity": 3, "risk_variables": None,
+                  "carry_along": None, "return_swapped_id": False, "seed": None},
+        formals_of="recordSwap.default",
+        notes="seed is sdcMicro's own (its C++ std::mt19937), not set.seed; natively it seeds pysdc's generator, "
+              "so the households swapped differ from sdcMicro's for the same seed (listed divergence); the "
+              "number swapped, the hierarchy, similarity and risk rules are sdcMicro's. The bridge writes "
+              "sdcMicro's log file to the temporary directory.",
+        to_r=record_swap_to_r, from_r=record_swap_from_r, run_case=run_record_swap, compare_case=compare_record_swap,
     ),
 )
 

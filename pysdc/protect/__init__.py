@@ -15,6 +15,8 @@ from ._mvtopcoding import mv_top_coding
 from ._noise import AddNoiseResult, add_noise
 from ._pram import PramResult, pram
 from ._recode import global_recode, group_and_rename, top_bot_coding
+from ._swap import record_swap
 
 __all__ = ["global_recode", "group_and_rename", "top_bot_coding", "mv_top_coding", "microaggregation", "mafast",
-           "MicroaggregationResult", "add_noise", "AddNoiseResult", "pram", "PramResult"]
+           "MicroaggregationResult", "add_noise", "AddNoiseResult", "pram", "PramResult",
+           "record_swap"]

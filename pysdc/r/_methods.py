@@ -48,7 +48,7 @@ def run(entry: Method, values: dict):
             out = {"data": _session.call("as.data.frame", (plain,), {"optional": True}, package="base"),
                    "params": _session.call("attr", (handle, "pram_params"), {}, package="base"),
                    "summary": _session.call("attr", (handle, "summary"), {}, package="base")}
-        elif entry.r == "mvTopCoding":  # a data.table: as.data.frame in R before converting
+        elif entry.r in ("mvTopCoding", "recordSwap"):  # a data.table: as.data.frame in R before converting
             handle = _session.call(fun, args, kwargs, package="sdcMicro", as_robject=True)
             out = _session.call("as.data.frame", (handle,), {}, package="base")
         else:
