@@ -43,7 +43,18 @@ from ..protect import (
 )
 from ..protect._microaggregation import MicroaggregationResult
 from ..protect._noise import AddNoiseResult
+from ..protect._suppression import local_supp, local_suppression
 from ..protect._swap import record_swap
+from ._methods_suppression import (
+    compare_local_supp,
+    compare_local_suppression,
+    local_supp_from_r,
+    local_supp_to_r,
+    local_suppression_from_r,
+    local_suppression_to_r,
+    run_local_supp,
+    run_local_suppression,
+)
 from ..protect._pram import PramResult, transitions_table
 from ._methods_swap import compare_record_swap, record_swap_from_r, record_swap_to_r, run_record_swap
 
@@ -719,6 +730,42 @@ METHODS: tuple[Method, ...] = (
               "data with <variable>_pram columns, the matrices and the summary are a PramResult.",
         r_seed="random_state", to_r=_pram_to_r, from_r=_pram_from_r, run_case=_run_pram,
         compare_case=_compare_pram,
+    ),
+    Method(
+        python="record_swap", r="recordSwap", family="swapping", native=record_swap,
+        arguments={"data": "data", "hid": "hid", "hierarchy": "hierarchy", "similar": "similar",
+                   "swaprate": "swaprate", "risk": "risk", "risk_threshold": "risk_threshold",
+                   "k_anonymity": "k_anonymity", "risk_variables": "risk_variables", "carry_along": "carry_along",
+                   "return_swapped_id": "return_swapped_id", "seed": "seed"},
+        defaults={"swaprate": 0.05, "risk": None, "risk_threshold": 0, "k_anonymity": 3, "risk_variables": None,
+                  "carry_along": None, "return_swapped_id": False, "seed": None},
+        formals_of="recordSwap.default",
+        notes="seed is sdcMicro's own (its C++ std::mt19937), not set.seed; natively it seeds pysdc's generator, "
+              "so the households swapped differ from sdcMicro's for the same seed (listed divergence); the "
+              "number swapped, the hierarchy, similarity and risk rules are sdcMicro's. The bridge writes "
+              "sdcMicro's log file to the temporary directory.",
+        to_r=record_swap_to_r, from_r=record_swap_from_r, run_case=run_record_swap, compare_case=compare_record_swap,
+    ),
+    Method(
+        python="local_suppression", r="localSuppression", family="suppression", native=local_suppression,
+        arguments={"data": "obj", "key_vars": "keyVars", "k": "k", "importance": "importance", "combs": "combs",
+                   "strata_vars": "strataVars", "alpha": "alpha", "combs_importance": None},
+        defaults={"k": 2, "importance": None, "combs": None}, formals_of="localSuppression",
+        notes="the data.frame method (an sdcMicroObj's: its manipKeyVars, strataVar and alpha option); "
+              "sdcMicro's heuristic and tie rule, the same cells suppressed; text keys must be categorical "
+              "(sdcMicro reads them as numbers); the returned list is a LocalSuppressionResult (data with all "
+              "columns, supps, totalSupps, newSupps, importance).",
+        to_r=local_suppression_to_r, from_r=local_suppression_from_r,
+        run_case=run_local_suppression, compare_case=compare_local_suppression,
+    ),
+    Method(
+        python="local_supp", r="localSupp", family="suppression", native=local_supp,
+        arguments={"data": "x", "key_vars": None, "key_var": "keyVar", "risk": "rk", "threshold": "threshold"},
+        defaults={"threshold": 0.15}, formals_of="localSupp",
+        notes="risk strictly above threshold; on an sdcMicroObj sdcMicro takes risk$individual[, 1] "
+              "(measure_risk's individual risk); the bridge calls sdcMicro's worker localSuppWORK with the "
+              "given risks; importance is a random permutation in sdcMicro (sample), None in pysdc.",
+        to_r=local_supp_to_r, from_r=local_supp_from_r, run_case=run_local_supp, compare_case=compare_local_supp,
     ),
     Method(
         python="record_swap", r="recordSwap", family="swapping", native=record_swap,

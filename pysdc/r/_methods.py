@@ -37,7 +37,9 @@ def run(entry: Method, values: dict):
         if entry.r == "mafast":  # sdcMicro's measure is an R function
             kwargs = {**kwargs, "measure": _session.call("match.fun", (kwargs["measure"],), {}, package="base",
                                                          as_robject=True)}
-        if entry.r == "pram":  # a data.frame with attributes: the data and the attributes converted apart
+        if entry.r == "localSupp":  # the worker of the sdcMicroObj/freqCalc methods, with the given risks
+            out = _session.call(fun, args, kwargs, package="sdcMicro", internal=True)
+        elif entry.r == "pram":  # a data.frame with attributes: the data and the attributes converted apart
             if isinstance(kwargs["pd"], np.ndarray) and kwargs["pd"].ndim == 2:  # a matrix with the levels
                 levels = [str(c) for c in values["data"][values["variables"][0]].cat.categories]
                 kwargs = {**kwargs, "pd": _session.call(
