@@ -56,7 +56,7 @@ ref_generate("addNoise", "generate_protect_perturbation.R", function(case) {
   a <- case$args
   args <- list(obj = x)
   if (!is.null(a$variables)) args$variables <- unlist(a$variables)
-  for (nm in c("noise", "method", "delta")) if (!is.null(a[[nm]])) args[[nm]] <- a[[nm]]
+  for (nm in c("noise", "method", "delta", "p")) if (!is.null(a[[nm]])) args[[nm]] <- a[[nm]]
   set.seed(a$seed)
   res <- do.call(addNoise, args)
   after <- sprintf("%a", runif(1))

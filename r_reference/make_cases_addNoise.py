@@ -3,7 +3,7 @@
 ``python3 make_cases_addNoise.py`` (from ``r_reference/``) writes the small input ``inputs/noise30.*``
 (numeric columns with missing values, an integer column, an outlier, a column with one value only
 in a few records) and ``cases/addNoise.json``. Arguments use sdcMicro's names (``variables``,
-``noise``, ``method``, ``delta``); ``seed`` is the ``set.seed`` before the call. The real-data cases
+``noise``, ``method``, ``delta``, ``p``); ``seed`` is the ``set.seed`` before the call. The real-data cases
 use ``inputs/eusilc.csv.gz`` (py010n with 2720 missing values). Outputs:
 ``generate_protect_perturbation.R``.
 """
@@ -49,7 +49,7 @@ def cases() -> list[dict]:
     n30, eu = "noise30.csv.gz", "eusilc.csv.gz"
     out = []
     for seed in (1, 42, 2026):
-        for m in ("additive", "correlated", "correlated2", "restr", "outdect"):
+        for m in ("additive", "correlated", "correlated2", "restr", "outdect", "ROMM"):
             out.append(case(f"noise30:{m}:s{seed}", n30, [m, "na", "seeded"], variables=["a", "b", "c", "i"],
                             method=m, seed=seed))
     out += [
@@ -64,6 +64,7 @@ def cases() -> list[dict]:
         case("noise30:restr:noise10", n30, ["restr", "noise"], variables=["a", "b", "c"], noise=10, seed=1),
         case("noise30:restr:one", n30, ["restr", "one-variable"], variables=["a"], seed=1),
         case("noise30:outdect:noise500", n30, ["outdect"], variables=["a", "c"], noise=500, seed=11),
+        case("noise30:ROMM:p0.2", n30, ["ROMM", "p"], variables=["b", "c"], method="ROMM", p=0.2, seed=12),
         case("noise30:factor", n30, ["error", "factor"], variables=["a", "g"], seed=1),
     ]
     for seed in (1, 2026):

@@ -58,7 +58,7 @@ def test_stored_parity(case):
 
 def test_corpus_covers_the_brief():
     tags = {t for c in CASES for t in c.values[0]["tags"]}
-    assert {"additive", "correlated", "correlated2", "restr", "outdect", "na", "real", "seeded", "error",
+    assert {"additive", "correlated", "correlated2", "restr", "outdect", "ROMM", "na", "real", "seeded", "error",
             "one-variable"} <= tags
     seeds = {c.values[0]["args"]["seed"] for c in CASES}
     assert len(seeds) >= 5
@@ -113,7 +113,7 @@ def test_result_and_input():
 @pytest.mark.parametrize(("kw", "match"), [
     ({"variables": ["k"]}, "numeric"),
     ({"variables": ["a"], "method": "correlated"}, "at least 2 variables"),
-    ({"variables": ["a", "b"], "method": "ROMM"}, "pysdc.r.add_noise"),
+    ({"variables": ["a", "b"], "method": "ROMM", "p": float("nan")}, "p"),
     ({"variables": ["a"], "noise": -1}, "noise"),
     ({"variables": ["a"], "delta": 0}, "delta"),
     ({"variables": ["a"], "method": "bogus"}, "method"),
@@ -123,6 +123,12 @@ def test_invalid(kw, match):
     x = pd.DataFrame({"a": [1.0, 5, 3, 8], "b": [10.0, 30, 20, 50], "k": ["u", "v", "u", "v"]})
     with pytest.raises(InvalidParameterError, match=match):
         add_noise(x, **kw)
+
+
+def test_romm_refused_above_its_limit():
+    x = pd.DataFrame({"a": np.arange(2001.0), "b": np.arange(2001.0) % 7})
+    with pytest.raises(InvalidParameterError, match="n x n"):
+        add_noise(x, method="ROMM", random_state=1)
 
 
 def test_infinite_values_refused():

@@ -504,7 +504,7 @@ def _after(rr) -> str:
 
 
 def _run_add_noise(fn, a, data):
-    kw = {k: a[k] for k in ("noise", "method", "delta") if k in a}
+    kw = {k: a[k] for k in ("noise", "method", "delta", "p") if k in a}
     rr = RRandom(a["seed"])
     if fn is add_noise:
         res = fn(data, a.get("variables"), random_state=rr, **kw)
@@ -714,9 +714,9 @@ METHODS: tuple[Method, ...] = (
         defaults={"variables": None, "noise": 150, "method": "additive", "p": 0.001, "delta": 0.1},
         formals_of="addNoiseWORK",
         notes="random_state=s is R's set.seed(s): R's rnorm (inversion) and MASS's mvrnorm on R's stream, the "
-              "same noise; native additive, correlated, correlated2, restr (sdcMicro's column-major shifts; "
-              "restr_shift='column' for each column's own), outdect; ROMM through the bridge only. The returned "
-              "list (x, xm, method, noise, p, delta) is an AddNoiseResult.",
+              "same noise; every method native: additive, correlated, correlated2, restr (sdcMicro's "
+              "column-major shifts; restr_shift='column' for each column's own), outdect, ROMM (up to 2000 "
+              "records). The returned list (x, xm, method, noise, p, delta) is an AddNoiseResult.",
         r_seed="random_state", to_r=_add_noise_to_r, from_r=_add_noise_from_r,
         run_case=_run_add_noise, compare_case=_compare_add_noise,
     ),

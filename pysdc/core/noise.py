@@ -19,7 +19,7 @@ from .rdist import mvrnorm, rnorm
 from .rrandom import RRandom
 
 __all__ = ["r_mean", "r_col_means_narm", "r_cov_complete", "blas_matmul", "r_quantile7", "additive",
-           "correlated", "correlated2", "restr", "outdect", "outdect_rows", "RESTR_SMALL_N"]
+           "correlated", "correlated2", "restr", "outdect", "outdect_rows", "romm", "RESTR_SMALL_N", "ROMM_MAX_N"]
 
 _LD = np.longdouble
 #: sdcMicro's restr uses its small-sample constant below this number of records
@@ -182,3 +182,35 @@ def outdect(x: np.ndarray, noise: float, rr: RRandom) -> np.ndarray:
     for j in range(p):  # columns in order
         out[rows, j] = x[rows, j] + rnorm(rr, rows.size, 0.0, 1.96 * sd[j] / np.sqrt(n) * w)
     return out
+
+
+#: ROMM builds an n x n matrix; above this many records pysdc refuses (n^2 doubles, O(n^3) operations)
+ROMM_MAX_N = 2000
+
+
+def _seq_colsums(a: np.ndarray) -> np.ndarray:
+    """Column sums added in row order (the reference BLAS's dot products), in double."""
+    if a.shape[0] == 0:
+        return np.zeros(a.shape[1])
+    return np.cumsum(a, axis=0)[-1]
+
+
+def romm(x: np.ndarray, p: float, rr: RRandom) -> np.ndarray:
+    """sdcMicro's ``ROMM``: ``T %*% x`` with T the Gram-Schmidt orthonormalisation of ``I + p M``, M an
+    n x n matrix of ``rnorm(n * n)`` (filled by column). R's products: ``crossprod`` by the reference BLAS
+    (sums in order), ``%*%`` by ``dgemv``/``dgemm`` -- or, when x holds a missing value, R's own loop,
+    which also sums in order in double."""
+    n = x.shape[0]
+    m = rnorm(rr, n * n).reshape(n, n, order="F")
+    u = np.eye(n) + p * m
+    v = u.copy()
+    for i in range(1, n):  # Gram-Schmidt: column i against the i columns before it (vectorised over rows)
+        prev = v[:, :i]
+        num = _seq_colsums(u[:, [i]] * prev)          # crossprod(u[, i], v[, 1:(i-1)])
+        den = _seq_colsums(prev * prev)               # diag(crossprod(v[, 1:(i-1)]))
+        coef = num / den
+        proj = np.cumsum(prev * coef[None, :], axis=1)[:, -1]  # dgemv: the columns summed in order
+        v[:, i] = u[:, i] - proj
+    scale = 1 / np.sqrt(_seq_colsums(v * v))
+    t = v * scale[None, :]
+    return blas_matmul(t, x)

@@ -1,9 +1,9 @@
 """Adding noise, as sdcMicro 5.8.0's ``addNoise`` on a data.frame, on R's random stream.
 
 ``random_state=s`` is R's ``set.seed(s)`` before the call: the noise then equals sdcMicro's number for
-number (R's ``rnorm`` by inversion and MASS's ``mvrnorm``, :mod:`pysdc.core.rdist`). Native methods:
-``additive``, ``correlated``, ``correlated2``, ``restr`` and ``outdect``; ``ROMM`` (an n x n random
-orthogonal matrix, O(n^3)) through :func:`pysdc.r.add_noise` only. The input is never modified; the
+number (R's ``rnorm`` by inversion and MASS's ``mvrnorm``, :mod:`pysdc.core.rdist`). Every method is native:
+``additive``, ``correlated``, ``correlated2``, ``restr``, ``outdect`` and ``ROMM`` (an n x n random
+orthogonal matrix, O(n^3): up to 2000 records). The input is never modified; the
 arithmetic was observed by running sdcMicro and is pinned by ``r_reference/outputs/addNoise.json``.
 """
 
@@ -23,8 +23,8 @@ from ..core.rrandom import RRandom
 
 __all__ = ["add_noise", "AddNoiseResult", "RStream", "NATIVE_METHODS", "R_METHODS", "r_stream"]
 
-NATIVE_METHODS = ("additive", "correlated", "correlated2", "restr", "outdect")
-R_METHODS = ("ROMM",)
+NATIVE_METHODS = ("additive", "correlated", "correlated2", "restr", "outdect", "ROMM")
+R_METHODS = ()
 
 
 @dataclass(frozen=True)
@@ -124,9 +124,10 @@ def add_noise(data, variables=None, noise: float = 150, method: str = "additive"
         ``sqrt(1 - delta^2) x + delta N((1 - sqrt(1 - delta^2))/delta mean(x), sd(x)^2)`` (``noise``
         ignored); ``"restr"``: ``cc x + (1 - cc) mean`` without random draws; ``"outdect"``: additive
         noise ``1.96 sd / sqrt(n) noise/100`` on the outliers only (above the 99% quantile of a
-        column or beyond the robust distance of covMcd); ``"ROMM"``: :func:`pysdc.r.add_noise` only.
+        column or beyond the robust distance of covMcd); ``"ROMM"``: ``T x`` with T the Gram-Schmidt
+        orthonormalisation of ``I + p N(0, 1)^(n x n)`` (up to 2000 records).
     p : float
-        ROMM's perturbation parameter (kept for the signature).
+        ROMM's perturbation parameter.
     delta : float in (0, 1]
         correlated2's noise level.
     restr_shift : {"sdcmicro", "column"}
@@ -147,7 +148,7 @@ def add_noise(data, variables=None, noise: float = 150, method: str = "additive"
     ------
     InvalidParameterError
         Non-numeric or infinite variables, ``correlated`` with one variable or fewer than two
-        complete records, ``ROMM`` (use :func:`pysdc.r.add_noise`), invalid parameters.
+        complete records, ``ROMM`` above 2000 records, invalid parameters.
 
     Examples
     --------
@@ -161,10 +162,10 @@ def add_noise(data, variables=None, noise: float = 150, method: str = "additive"
     variables = list(variables) if variables is not None else list(data.columns)
     if not variables:
         raise InvalidParameterError("add_noise: variables must name at least one column.")
-    if method in R_METHODS:
+    if method == "ROMM" and len(data) > _k.ROMM_MAX_N:
         raise InvalidParameterError(
-            "add_noise: method 'ROMM' is available through pysdc.r.add_noise only (sdcMicro's random "
-            "orthogonal n x n matrix; O(n^3)).")
+            f"add_noise: method 'ROMM' multiplies the data by a random orthogonal n x n matrix (n^2 doubles, "
+            f"O(n^3) operations, as sdcMicro); pysdc runs it up to {_k.ROMM_MAX_N} records, got {len(data)}.")
     x = _matrix(data, variables)
     rr = r_stream(random_state)
     if method == "additive":
@@ -185,6 +186,8 @@ def add_noise(data, variables=None, noise: float = 150, method: str = "additive"
                     "restr_shift='column' shifts each column by its own.",
                     DegenerateResultWarning, stacklevel=user_stacklevel())
             xm = _k.restr(x, noise)
+    elif method == "ROMM":
+        xm = _k.romm(x, p, rr)
     else:  # outdect
         xm = _k.outdect(x, noise, rr)
     out = pd.DataFrame(xm, columns=variables, index=data.index)
