@@ -24,9 +24,24 @@ METRICS = ("absD", "relabsD", "abssqrtD")
 
 
 def _unique_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of an int64 code matrix (-1 = missing) and how often each occurs."""
-    if keys.shape[0] == 0:
+    """Distinct rows of an int64 code matrix (-1 = missing), in lexicographic order, and how often each
+    occurs (the rows packed into one integer per row where they fit, else compared row-wise)."""
+    n, k = keys.shape
+    if n == 0:
         return keys, np.zeros(0, dtype=np.int64)
+    radix = keys.max(axis=0) + 2  # codes -1 .. max -> 0 .. max + 1
+    if float(np.prod(radix.astype(np.float64))) < 2.0**62:
+        packed = np.zeros(n, dtype=np.int64)
+        for j in range(k):  # columns, not records
+            packed *= radix[j]
+            packed += keys[:, j] + 1
+        uniq, counts = np.unique(packed, return_counts=True)
+        out = np.empty((uniq.size, k), dtype=np.int64)
+        rest = uniq.copy()
+        for j in range(k - 1, -1, -1):
+            out[:, j] = rest % radix[j] - 1
+            rest //= radix[j]
+        return out, counts.astype(np.int64)
     uniq, counts = np.unique(keys, axis=0, return_counts=True)
     return uniq, counts.astype(np.int64)
 

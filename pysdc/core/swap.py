@@ -17,11 +17,20 @@ __all__ = ["group_codes", "household_counts", "swap_targets", "weighted_sample",
 
 
 def group_codes(*columns: np.ndarray) -> np.ndarray:
-    """0-based code of each row's combination of the integer ``columns`` (equal rows, equal codes)."""
+    """0-based code of each row's combination of the non-negative integer ``columns`` (equal rows, equal
+    codes; the combinations numbered in lexicographic order)."""
     if not columns:
         return np.zeros(0, dtype=np.int64)
-    m = np.column_stack(columns)
-    _, inv = np.unique(m, axis=0, return_inverse=True)
+    n = columns[0].size
+    radix = [int(c.max()) + 1 if c.size else 1 for c in columns]
+    if float(np.prod(np.asarray(radix, dtype=np.float64))) < 2.0**62:
+        packed = np.zeros(n, dtype=np.int64)
+        for c, r in zip(columns, radix):  # columns, not records
+            packed *= r
+            packed += c
+        _, inv = np.unique(packed, return_inverse=True)
+    else:
+        _, inv = np.unique(np.column_stack(columns), axis=0, return_inverse=True)
     return inv.reshape(-1).astype(np.int64)
 
 

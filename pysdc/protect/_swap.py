@@ -16,7 +16,7 @@ import pandas as pd
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
 from .._validation import Any_, Boolean, Columns, Frame, Interval, RandomState, user_stacklevel, validate_params
-from ..core.swap import household_counts, select_and_swap, swap_targets
+from ..core.swap import group_codes, household_counts, select_and_swap, swap_targets
 
 __all__ = ["record_swap", "RECORD_SWAP_PARAMS"]
 
@@ -156,8 +156,7 @@ def record_swap(
     first = np.flatnonzero(np.r_[True, hh[1:] != hh[:-1]])  # sorted by hid: each household's first record
     geo = _codes(d, hierarchy, "hierarchy")
     levels = geo.shape[1]
-    areas = np.column_stack([np.unique(geo[first, : lev + 1], axis=0, return_inverse=True)[1].reshape(-1)
-                             for lev in range(levels)]).astype(np.int64)
+    areas = np.column_stack([group_codes(*(geo[first, j] for j in range(lev + 1))) for lev in range(levels)])
     if risk is None:
         rv = _codes(d, list(risk_variables or []), "risk") if risk_variables else np.zeros((len(d), 0), np.int64)
         counts = household_counts(geo, rv, hh, n_hh)
@@ -171,8 +170,7 @@ def record_swap(
         for lev in range(levels):
             np.maximum.at(weight[:, lev], hh, r[:, lev])
         risky = weight > risk_threshold
-    prof = [np.unique(d.loc[first, cols].to_numpy(dtype=object).astype(str), axis=0, return_inverse=True)[1]
-            .reshape(-1).astype(np.int64) for cols in profiles]
+    prof = [group_codes(*(pd.factorize(d[c].iloc[first], sort=True)[0] + 1 for c in cols)) for cols in profiles]
     lowest = areas[:, levels - 1]
     targets = swap_targets(lowest, int(lowest.max()) + 1 if n_hh else 0, swaprate, rng)
     partner, unmatched = select_and_swap(areas, risky, weight, prof, targets, rng)
