@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import warnings
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -210,11 +211,14 @@ def _examples(table, condition: str, value: str = "NULL") -> list:
     return [(f"{table.id} {e!r}" if table.id else e, v) for e, v in zip(*plain)]
 
 
-def _key_match(table, keys, left="s.", right="r.") -> str:
-    return " AND ".join(f"{left}{table.q(k)} IS NOT DISTINCT FROM {right}{table.q(k)}" for k in keys)
+def _key_match(table, keys, left="s.", right="r.", *, equal: bool = False) -> str:
+    """The join condition on the raw key values: missing values match each other (``equal``: the keys have
+    none, a plain equi-join)."""
+    op = "=" if equal else "IS NOT DISTINCT FROM"
+    return " AND ".join(f"{left}{table.q(k)} {op} {right}{table.q(k)}" for k in keys)
 
 
-def _records(table, keys, res, columns: dict, *, hid=None):
+def _records(table, keys, res, columns: dict, *, hid=None, equal: bool = False):
     """The per-record table: record id, then ``columns`` (output name -> result column of ``res``),
     and with ``hid`` the household risk (the product over the household's joined records: a window on
     DuckDB, a group-by joined back on Spark); records with a missing id keep their own risk."""
@@ -222,7 +226,7 @@ def _records(table, keys, res, columns: dict, *, hid=None):
     sel = [f"r.{c} AS {c}" for c in columns.values()]
     out = [f"j.{c} AS {table.q(name)}" for name, c in columns.items()]
     sql = (f"WITH s AS ({table.with_position()}), "
-           f"j AS (SELECT s.*, {', '.join(sel)} FROM s JOIN pysdc_res r ON {_key_match(table, keys)})")
+           f"j AS (SELECT s.*, {', '.join(sel)} FROM s JOIN pysdc_res r ON {_key_match(table, keys, equal=equal)})")
     tail = " FROM j"
     if hid is not None:
         hx = _hid_expr(table, hid, "j.")
@@ -518,7 +522,8 @@ def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
 
         thr = global_threshold_chunks(chunks, max_global_risk)
     res = con.table(res_name)
-    individual = _records(table, keys, res, {"risk": "pysdc_risk", "fk": "pysdc_fk", "Fk": "pysdc_pop_fk"}, hid=hid)
+    individual = _records(table, keys, res, {"risk": "pysdc_risk", "fk": "pysdc_fk", "Fk": "pysdc_pop_fk"}, hid=hid,
+                          equal=True)  # no missing key value here
     path = _WRITE_TO.get()
     if path is not None:  # the temporary file of writing_individual
         stage("joining the records to their risks and writing them" + (" (household risk too)" if hid else ""))
@@ -532,11 +537,13 @@ def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
     combos_table = table.table(con.sql(f"SELECT {ks}, pysdc_n AS n, pysdc_fk AS fk, pysdc_pop_fk AS \"Fk\", "
                                        f"pysdc_risk AS risk FROM {res_name}"), keys + ["n", "fk", "Fk", "risk"],
                                None, repeated=[])
+    summaries = InEngineSummaries(con, res_name, risks, [table.q(k) for k in keys], keys, m, n)
+    individual.keep = combos_table.keep = summaries  # the lazy tables read its DuckDB tables
     return MeasureRiskCombinations(
         global_risk_er=er, global_risk=gr, global_risk_pct=gr * 100, global_threshold=thr,
         max_global_risk=max_global_risk, hier_risk_er=h_er, hier_risk=h_r, hier_risk_pct=h_pct,
         individual=individual, key_vars=tuple(keys), counts=None, combinations=combos_table, n=n,
-        summarise=InEngineSummaries(con, res_name, risks, [table.q(k) for k in keys], keys, m, n),
+        summarise=summaries,
     )
 
 
@@ -563,12 +570,20 @@ def _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=
         return float(total or 0.0)
     hx = _hid_expr(table, hid, "s.")
     h = table.households(f"SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
-                         f"{_key_match(table, keys)}", res=res)
+                         f"{_key_match(table, keys, equal=True)}", res=res)
     total, n_nan = table.row(f"SELECT {fs}(CASE WHEN isnan(pysdc_hr) THEN 0 ELSE pysdc_m * pysdc_hr END), "
                              f"sum(CASE WHEN isnan(pysdc_hr) THEN 1 ELSE 0 END) FROM {h} h", res=res)
     if not fast_hier and (int(n_nan or 0) or int(own_nan)):
         return float("nan")
     return float(total or 0.0) + float(own or 0.0)
+
+
+def _drop_tables(con, names) -> None:
+    with contextlib.suppress(Exception):  # the connection may be closed at exit
+        cur = con.cursor()
+        for name in names:
+            cur.execute(f"DROP TABLE IF EXISTS {name}")
+        cur.close()
 
 
 class InEngineSummaries:
@@ -582,6 +597,8 @@ class InEngineSummaries:
         self.con, self.res_name, self.risks = con, res_name, risks
         self.quoted_keys, self.keys = quoted_keys, list(keys)
         self.n_combinations, self.n = int(n_combinations), int(n)
+        # the tables go with the result (a process measuring many files does not keep them all in DuckDB)
+        weakref.finalize(self, _drop_tables, con, [res_name, risks])
 
     def _one(self, sql, params=None):
         cur = self.con.cursor()
