@@ -17,7 +17,8 @@ def add_arguments(parser) -> None:
                         help="the r_reference directory (default: the one next to the pysdc package)")
     parser.add_argument("--output-dir", default="parity_reports", help="where to write the reports (default: %(default)s)")
     parser.add_argument("--function", action="append", default=None,
-                        help="only this function (sdcMicro or pysdc name; repeatable)")
+                        help="only this function: a measure or protection method (sdcMicro or pysdc name; "
+                             "repeatable)")
     parser.add_argument("--live", action="store_true",
                         help="also run every case through the R bridge (pysdc.r; needs R, rpy2 and sdcMicro)")
     parser.add_argument("--no-write", action="store_true", help="print the summary only, write no reports")
@@ -69,7 +70,8 @@ def run(args) -> int:
     bad = parity.unknown_functions(args.function)
     if bad:
         valid = ", ".join(f"{r} ({py})" for r, py in parity.FUNCTIONS.items())
-        print(f"pysdc: error: --function {bad[0]!r} is not a measure with stored sdcMicro cases; valid: {valid}.",
+        print(f"pysdc: error: --function {bad[0]!r} is not a measure or protection method with stored sdcMicro "
+              f"cases; valid: {valid}.",
               file=sys.stderr)
         return 2
     if args.data:
@@ -102,7 +104,7 @@ def run(args) -> int:
             print()
         print(f"{mode}:")
         for fun, s in summary.items():
-            print(f"  {fun:13s} {s['cases']:4d} cases  {s['passed']:4d} passed  {s['xfail']:3d} xfail  "
+            print(f"  {fun:16s} {s['cases']:4d} cases  {s['passed']:4d} passed  {s['xfail']:3d} xfail  "
                   f"{s['failed'] + s['xpass']:4d} failed  {worst_text(s)}")
         if any(o.status in ("failed", "xpass") for o in outcomes):
             status = 1
@@ -113,6 +115,8 @@ def run(args) -> int:
 
 def worst_text(s: dict) -> str:
     """The worst difference of the passed cases and which tolerance accepted it."""
+    if s.get("kind") == "method":
+        return "every value compared (codes, MD5 of all values, R's stream)"
     decided = s.get("worst_decided_by")
     if decided == "atol":
         return (f"worst rel diff {fmt_diff(s['worst_rel_diff'])} (value near 0: abs diff "

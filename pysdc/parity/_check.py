@@ -16,8 +16,9 @@ import numpy as np
 
 from .._errors import InvalidParameterError, PysdcError
 from .._registry import by_r_name
-from .._tolerances import ROW_SUMS, Tolerance, tolerance_for
-from ._corpus import Case, case_inputs, decode, divergence_for, load_divergences, reference_dir
+from .._registry._methods import method_by_r_name
+from .._tolerances import EXACT, ROW_SUMS, Tolerance, tolerance_for
+from ._corpus import Case, case_inputs, decode, divergence_for, is_method, load_divergences, reference_dir
 
 __all__ = ["Diff", "Outcome", "Comparer", "compare_arrays", "compare", "check_case", "summarize"]
 
@@ -128,7 +129,20 @@ class Comparer:
 
 
 def compare(case: Case, actual: dict, mode: str = "native") -> list[Diff]:
-    """Field-by-field comparison of a native (or bridge) result with sdcMicro's (the entry's comparer)."""
+    """Field-by-field comparison of a native (or bridge) result with sdcMicro's (the entry's comparer).
+
+    A protection method's comparer (:mod:`pysdc._registry._methods`) says what differs in words (codes,
+    MD5 of every value, the random stream's position); each difference is one failed :class:`Diff`, and a
+    case without any is one passed ``result`` field compared exactly (no numeric difference to report).
+    """
+    if is_method(case.function):
+        entry = method_by_r_name(case.function)
+        problems = list(entry.compare_case(case.result, actual))
+        if actual.get("__input_modified__"):
+            problems.append("the input data was modified (a protection method returns new data)")
+        if not problems:
+            return [Diff("result", 1, True, 0.0, 0.0, EXACT)]
+        return [Diff(p.split(":", 1)[0][:40], 1, False, math.inf, math.inf, EXACT, p) for p in problems]
     entry = by_r_name(case.function)
     c = Comparer(entry.python, rows_given=bool(actual.get("__rows_given__")))
     entry.compare_case(c, case.result, actual, case.args, mode)
@@ -136,7 +150,19 @@ def compare(case: Case, actual: dict, mode: str = "native") -> list[Diff]:
 
 
 def run_case(case: Case, impl, root) -> dict:
-    """Call ``impl``'s function (native pysdc or pysdc.r) for the case; the fields sdcMicro stored."""
+    """Call ``impl``'s function (native pysdc or pysdc.r) for the case; the fields sdcMicro stored.
+
+    A protection method runs natively as its registry's ``native`` function (``pysdc.protect``) when
+    ``impl`` is the pysdc package, else as ``impl``'s function of its pysdc name (the bridge, pysdc.r).
+    """
+    if is_method(case.function):
+        m = method_by_r_name(case.function)
+        fn = m.native if getattr(impl, "__name__", "") == "pysdc" else getattr(impl, m.python)
+        data = case_inputs(case, root)["data"]
+        before = data.copy(deep=True)
+        actual = dict(m.run_case(fn, case.args, data))
+        actual["__input_modified__"] = not data.equals(before)
+        return actual
     entry = by_r_name(case.function)
     fn = getattr(impl, entry.python)
     return entry.run_case(fn, case.args, case_inputs(case, root), case.result)
@@ -198,7 +224,11 @@ def _abs_at_worst_rel(d) -> float:
 
 
 def summarize(outcomes) -> dict:
-    """Per-function counts and worst differences (deterministic, in report order)."""
+    """Per-function counts and worst differences (deterministic, in report order).
+
+    A protection method's worst differences are None: its comparer checks every value (MD5 of all
+    values, codes, the random stream's position) and reports what differs, not a number.
+    """
     from ._corpus import FUNCTIONS
 
     summary = {}
@@ -218,9 +248,12 @@ def summarize(outcomes) -> dict:
             by_rel = worst.max_rel <= worst.tolerance.rtol
             decided = "rtol" if by_rel else "atol"
             tol = worst.tolerance.rtol if by_rel else worst.tolerance.atol
-        summary[fun] = {"python": FUNCTIONS[fun], "cases": len(outs), **counts,
+        if is_method(fun):  # compared value for value by the method's comparer: no numeric difference
+            worst_abs = worst_rel = tol = decided = worst = None
+        summary[fun] = {"python": FUNCTIONS[fun], "kind": "method" if is_method(fun) else "measure",
+                        "cases": len(outs), **counts,
                         "errors_expected": sum(o.case.expects_error for o in outs),
                         "worst_abs_diff": worst_abs, "worst_rel_diff": worst_rel,
                         "worst_decided_by": decided, "worst_tolerance": tol,
-                        "worst_rel_abs_diff": _abs_at_worst_rel(worst)}
+                        "worst_rel_abs_diff": None if is_method(fun) else _abs_at_worst_rel(worst)}
     return summary

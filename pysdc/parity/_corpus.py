@@ -13,13 +13,25 @@ import pandas as pd
 
 from .._registry import MEASURES
 from .._registry._measure import decode
+from .._registry._methods import METHODS, load_case_data
 
-__all__ = ["FUNCTIONS", "Case", "reference_dir", "reference_dir_candidates",
+__all__ = ["FUNCTIONS", "MEASURE_FUNCTIONS", "METHOD_FUNCTIONS", "is_method", "Case", "reference_dir",
+           "reference_dir_candidates",
            "unknown_functions", "load_corpus", "corpus_header", "load_divergences",
            "divergence_for", "decode", "case_inputs"]
 
-#: sdcMicro function -> pysdc function, in report order (the registry's measures with stored cases)
-FUNCTIONS = {m.r: m.python for m in MEASURES if m.run_case is not None}
+#: sdcMicro function -> pysdc function of the measures with stored cases (pysdc._registry), in report order
+MEASURE_FUNCTIONS = {m.r: m.python for m in MEASURES if m.run_case is not None}
+#: sdcMicro function -> pysdc.protect function of the protection methods with stored cases
+#: (pysdc._registry._methods), in report order
+METHOD_FUNCTIONS = {m.r: m.python for m in METHODS if m.run_case is not None}
+#: every function of the stored corpus: the measures, then the protection methods
+FUNCTIONS = {**MEASURE_FUNCTIONS, **METHOD_FUNCTIONS}
+
+
+def is_method(function: str) -> bool:
+    """Whether sdcMicro's ``function`` is a protection method (its cases run through the methods registry)."""
+    return function in METHOD_FUNCTIONS
 
 
 
@@ -56,7 +68,8 @@ def _user_scheme() -> list[str]:
 
 
 def unknown_functions(functions) -> list[str]:
-    """The names in ``functions`` that are neither an sdcMicro nor a pysdc name of a measure with stored cases."""
+    """The names in ``functions`` that are neither an sdcMicro nor a pysdc name of a measure or protection
+    method with stored cases."""
     known = set(FUNCTIONS) | set(FUNCTIONS.values())
     return [f for f in functions or [] if f not in known]
 
@@ -157,8 +170,11 @@ def case_inputs(case: Case, root: Path) -> dict:
     """The case's stored inputs as frames: ``x``/``xm`` (restricted to ``columns``), ``data``, ...
 
     ``xm`` is a float NumPy array instead where the case says ``"xm_matrix": true`` (sdcMicro was
-    given a matrix).
+    given a matrix). A protection method's case has one input, ``data``, typed as its registry
+    reads it (factors and columns as the case says: :func:`pysdc._registry._methods.load_case_data`).
     """
+    if is_method(case.function):
+        return {"data": load_case_data({"inputs": case.inputs}, root)}
     out = {k: load_input(root, v) for k, v in case.inputs.items() if isinstance(v, str) and v.endswith(".csv.gz")}
     cols = case.inputs.get("columns")
     if cols:

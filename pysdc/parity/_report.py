@@ -86,14 +86,28 @@ def markdown(rep: dict) -> str:
            else "."),
         "",
         *version_note(rep.get("sdcmicro_installed")),
+        "## Measures",
+        "",
         "| sdcMicro | pysdc | cases | passed | known divergence (xfail) | failed | sdcMicro errors | worst abs diff | worst rel diff |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for fun, s in rep["summary"].items():
+    measures = {f: s for f, s in rep["summary"].items() if s.get("kind", "measure") == "measure"}
+    methods = {f: s for f, s in rep["summary"].items() if s.get("kind") == "method"}
+    for fun, s in measures.items():
         failed = s["failed"] + s["xpass"]
         lines.append(f"| `{fun}` | `{s['python']}` | {s['cases']} | {s['passed']} | {s['xfail']} | {failed} | "
                      f"{s['errors_expected']} | {fmt_diff(s['worst_abs_diff'])} | {fmt_diff(s['worst_rel_diff'])}"
                      f"{' (atol)' if s.get('worst_decided_by') == 'atol' else ''} |")
+    if methods:
+        lines += ["", "## Protection methods (`pysdc.protect`)", "",
+                  "Each case compares every value: the codes or values of each protected column (the MD5 of all "
+                  "of them, with a sample stored), the suppressed cells, the groups, and for seeded methods where "
+                  "R's random stream is left after the call; a difference is named, not measured.", "",
+                  "| sdcMicro | pysdc | cases | passed | known divergence (xfail) | failed | sdcMicro errors |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        for fun, s in methods.items():
+            lines.append(f"| `{fun}` | `protect.{s['python']}` | {s['cases']} | {s['passed']} | {s['xfail']} | "
+                         f"{s['failed'] + s['xpass']} | {s['errors_expected']} |")
     tot = {k: sum(s[k] for s in rep["summary"].values()) for k in ("cases", "passed", "xfail", "failed", "xpass")}
     lines += ["", f"**Total: {tot['cases']} cases, {tot['passed']} passed, {tot['xfail']} known divergences, "
               f"{tot['failed'] + tot['xpass']} failed.**", ""]
@@ -191,11 +205,12 @@ def _svg_histogram(rel: np.ndarray, title: str) -> str:
 def html_page(rep: dict, outcomes) -> str:
     md_rows = []
     for fun, s in rep["summary"].items():
-        cells = [fun, s["python"], s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s["errors_expected"],
+        name = ("protect." if s.get("kind") == "method" else "") + s["python"]
+        cells = [fun, name, s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s["errors_expected"],
                  fmt_diff(s["worst_abs_diff"]), fmt_diff(s["worst_rel_diff"])]
         md_rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     plots = []
-    for fun in rep["summary"]:
+    for fun in (f for f, s in rep["summary"].items() if s.get("kind", "measure") == "measure"):
         ds = [d for o in outcomes if o.case.function == fun and o.status in ("passed", "xfail", "failed")
               for d in o.diffs if d.expected is not None and d.actual is not None and d.expected.shape == d.actual.shape]
         if not ds:
