@@ -30,6 +30,8 @@ _LOWER = np.uint32(0x7FFFFFFF)
 _TWO_M32 = 2.3283064365386963e-10
 #: 1 / (2^32 - 1); R's fixup keeps draws away from 0 and 1 by half of it
 _I2_32M1 = 2.328306437080797e-10
+#: draws of at least this many words go through NumPy's MT19937 (same generator, in C)
+_BULK = 4096
 #: .Random.seed[1] of "Mersenne-Twister", "Inversion", "Rejection"
 RNG_KIND_CODE = 10403
 
@@ -177,7 +179,20 @@ class RRandom:
 
     # ---- raw draws ------------------------------------------------------------------------
     def _words(self, k: int) -> np.ndarray:
-        """The next k tempered 32-bit words of the stream (advancing it)."""
+        """The next k tempered 32-bit words of the stream (advancing it).
+
+        Long runs are drawn by NumPy's ``MT19937`` bit generator put in this state: the same
+        recurrence and tempering (MT19937 as published), in C; short ones from the cached block.
+        """
+        if k >= _BULK:
+            bg = np.random.MT19937()
+            bg.state = {"bit_generator": "MT19937", "state": {"key": self._mt, "pos": self._mti}}
+            out = bg.random_raw(k).astype(np.uint32)
+            st = bg.state["state"]
+            self._mt = np.asarray(st["key"], dtype=np.uint32).copy()
+            self._mti = int(st["pos"])
+            self._block = None
+            return out
         out = np.empty(k, dtype=np.uint32)
         filled = 0
         while filled < k:
