@@ -35,7 +35,13 @@ def _unique_counts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         for j in range(k):  # columns, not records
             packed *= radix[j]
             packed += keys[:, j] + 1
-        uniq, counts = np.unique(packed, return_counts=True)
+        total = int(np.prod(radix.astype(np.float64)))
+        if total <= max(2**22, 2 * n):  # dense: count by position
+            counts = np.bincount(packed, minlength=total)
+            uniq = np.flatnonzero(counts)
+            counts = counts[uniq]
+        else:
+            uniq, counts = np.unique(packed, return_counts=True)
         out = np.empty((uniq.size, k), dtype=np.int64)
         rest = uniq.copy()
         for j in range(k - 1, -1, -1):

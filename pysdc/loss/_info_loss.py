@@ -154,39 +154,43 @@ def _codes(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray, Callable
     if isinstance(a.dtype, pd.CategoricalDtype) or isinstance(b.dtype, pd.CategoricalDtype):
         cats = list(a.cat.categories) if isinstance(a.dtype, pd.CategoricalDtype) else []
         if isinstance(b.dtype, pd.CategoricalDtype):
-            cats += [c for c in b.cat.categories if c not in set(cats)]
+            seen = set(cats)
+            cats += [c for c in b.cat.categories if c not in seen]
         seen = set(cats)
         for s in (a, b):  # a non-factor side: its values after the levels, sorted
             if not isinstance(s.dtype, pd.CategoricalDtype):
                 cats += sorted({v for v in s.dropna().unique() if v not in seen}, key=str)
         levels = pd.Index(cats)
-        ca = levels.get_indexer(a.astype(object).where(a.notna(), None))
-        cb = levels.get_indexer(b.astype(object).where(b.notna(), None))
+
+        def coded(s):
+            if isinstance(s.dtype, pd.CategoricalDtype) and list(s.cat.categories) == cats:
+                return s.cat.codes.to_numpy()
+            return pd.Categorical(s, categories=levels).codes
+
+        ca, cb = coded(a), coded(b)
 
         def decode(c):
             return pd.Categorical.from_codes(c, categories=levels)
     else:
-        va, vb = a.dropna().unique(), b.dropna().unique()
-        uniq = pd.unique(np.concatenate([np.asarray(va, dtype=object), np.asarray(vb, dtype=object)]))
+        both = pd.concat([a.reset_index(drop=True), b.reset_index(drop=True)], ignore_index=True)
         try:
-            order = sorted(uniq)
+            codes, levels = pd.factorize(both, sort=True)
         except TypeError as exc:
             raise InvalidParameterError(
                 f"table variable {a.name!r} mixes values that cannot be ordered ({exc}).") from None
-        levels = pd.Index(order, dtype=object)
-        ca = np.where(a.isna(), -1, levels.get_indexer(a.astype(object)))
-        cb = np.where(b.isna(), -1, levels.get_indexer(b.astype(object)))
-        dtype = a.dtype if a.notna().any() or not b.notna().any() else b.dtype
+        ca, cb = codes[: len(a)], codes[len(a):]
+        levels = pd.Index(levels)
+        dtype = both.dtype
 
         def decode(c):
-            vals = pd.Series(np.asarray(levels, dtype=object)[np.maximum(c, 0)], dtype=object)
+            vals = pd.Series(levels.take(np.maximum(c, 0)), dtype=levels.dtype)
+            if not (c < 0).any():
+                return vals.astype(dtype)
+            target = ("Float64" if pd.api.types.is_float_dtype(dtype)
+                      else "Int64" if pd.api.types.is_integer_dtype(dtype) else object)
+            vals = vals.astype(target)
             vals[c < 0] = None
-            try:
-                return vals.astype(dtype) if not (c < 0).any() else vals.astype(
-                    "Float64" if pd.api.types.is_float_dtype(dtype)
-                    else "Int64" if pd.api.types.is_integer_dtype(dtype) else object)
-            except (TypeError, ValueError):  # pragma: no cover - exotic dtypes stay objects
-                return vals
+            return vals
     return np.asarray(ca, dtype=np.int64), np.asarray(cb, dtype=np.int64), decode
 
 
