@@ -41,13 +41,8 @@ def _float(s: pd.Series) -> np.ndarray:
 
 
 def _labels(s: pd.Series) -> np.ndarray:
-    """Text labels (None for missing) of a categorical / text / other column."""
-    vals = s.astype(object).to_numpy()
-    out = np.empty(vals.size, dtype=object)
-    miss = pd.isna(s).to_numpy()
-    out[:] = [str(v) for v in vals] if vals.size else []
-    out[miss] = None
-    return out
+    """Text labels (None for missing) of a categorical / text / other column (vectorised)."""
+    return s.astype("string").to_numpy(dtype=object, na_value=None)
 
 
 def encode_gower(x: pd.DataFrame, y: pd.DataFrame, vars_: list) -> tuple:
@@ -77,7 +72,7 @@ def encode_gower(x: pd.DataFrame, y: pd.DataFrame, vars_: list) -> tuple:
         elif cx in ("factor", "character") and cy in ("factor", "character"):
             lx, ly = _labels(x[v]), _labels(y[v])
             both = np.concatenate([lx, ly])
-            present = np.array([b is not None for b in both], dtype=bool)
+            present = pd.notna(both)
             codes = np.full(both.size, np.nan)
             if present.any():
                 codes[present] = pd.factorize(both[present])[0]
@@ -151,8 +146,11 @@ def _comparable(a: pd.Series, b: pd.Series) -> tuple:
         return a.astype("float64").to_numpy(), b.astype("float64").to_numpy(), na, nb
 
     def text(s):
-        if r_class(s) in ("numeric", "integer"):
-            return np.array([f"{float(v):.15g}" if v == v else None for v in s.astype("float64")], dtype=object)
+        if r_class(s) in ("numeric", "integer"):  # R's as.character: 15 significant digits
+            v = s.to_numpy(dtype=np.float64, na_value=np.nan)
+            out = np.char.mod("%.15g", v).astype(object)
+            out[np.isnan(v)] = None
+            return out
         return _labels(s)
 
     return text(a), text(b), na, nb

@@ -100,8 +100,8 @@ def _codes_pair(sx: pd.Series, sy: pd.Series, edges) -> tuple:
         cx = np.where(np.isnan(vx), -1, np.searchsorted(edges, vx, side="right")).astype(np.int64)
         cy = np.where(np.isnan(vy), -1, np.searchsorted(edges, vy, side="right")).astype(np.int64)
         return cx, cy
-    both = pd.concat([sx.astype(object), sy.astype(object)], ignore_index=True)
-    codes = pd.factorize(both.map(lambda v: v if pd.isna(v) else str(v)), use_na_sentinel=True)[0].astype(np.int64)
+    both = pd.concat([sx.astype("string"), sy.astype("string")], ignore_index=True)
+    codes = pd.factorize(both, use_na_sentinel=True)[0].astype(np.int64)
     return codes[: sx.size], codes[sx.size:]
 
 
