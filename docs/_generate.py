@@ -7,7 +7,9 @@ A page asks for a generated part with a marker line ``<!-- pysdc:generate NAME -
 - ``catalogue``: every registered measure by family, with its sdcMicro name, its first docstring line,
   its result and whether the R bridge runs it (from ``pysdc._registry.MEASURES``);
 - ``divergences``: the known divergences from sdcMicro, ``r_reference/divergences.json``;
-- ``cli``: the command-line reference, from the argparse parser ``pysdc.cli.build_parser``.
+- ``cli``: the command-line reference, from the argparse parser ``pysdc.cli.build_parser``;
+- ``sdcmicro-exports``: every export of sdcMicro with pysdc's status (native / bridge-only / out of scope),
+  from ``r_reference/outputs/sdcmicro_exports.json`` and ``pysdc._registry._exports``.
 
 Nothing here is typed by hand, so nothing can go stale: the build reads the code it documents.
 ``python docs/_generate.py OUTDIR`` writes the parts as Markdown files for inspection.
@@ -140,7 +142,46 @@ def cli() -> str:
     return "\n".join(out)
 
 
-GENERATORS = {"names": names, "catalogue": catalogue, "divergences": divergences, "cli": cli}
+def _stored_cases(function: str) -> str:
+    path = ROOT / "r_reference" / "outputs" / f"{function}.json"
+    if not path.is_file():
+        return "—"
+    return str(len(json.loads(path.read_text(encoding="utf-8")).get("cases", ())))
+
+
+def sdcmicro_exports() -> str:
+    from pysdc._registry._exports import STATUSES, export_table, load_exports
+
+    exports, header = load_exports(ROOT / "r_reference" / "outputs" / "sdcmicro_exports.json")
+    rows = export_table(exports)
+    counts = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
+    out = [f"sdcMicro {header['sdcmicro_version']} exports {len(rows)} names (`getNamespaceExports(\"sdcMicro\")`, "
+           f"listed {header['date']} by `r_reference/{header['script']}`): "
+           + ", ".join(f"{n} {s}" for s, n in counts.items()) + ".", ""]
+    for status in STATUSES:
+        native = status == "native"
+        out += [f"### {status.capitalize()}", "",
+                "| sdcMicro | pysdc | stored parity cases | note |" if native else "| sdcMicro | pysdc | note |",
+                "|---|---|---:|---|" if native else "|---|---|---|"]
+        for r in (r for r in rows if r["status"] == status):
+            via = f"`{r['pysdc']}`" if r["pysdc"] else "—"
+            cases = f" {_stored_cases(r['export'])} |" if native else ""
+            out.append(f"| `{_cell(r['export'])}` | {via} |{cases} {_cell(r['note'])} |")
+        out.append("")
+    from pysdc._registry._exports import NOT_EXPORTED
+
+    if NOT_EXPORTED:
+        out += ["### Native, not exported by this sdcMicro", "", "| sdcMicro | pysdc | note |", "|---|---|---|"]
+        from pysdc._registry._exports import NATIVE
+
+        out += [f"| `{n}` | `{NATIVE[n]}` | {_cell(why)} ({_stored_cases(n)} stored parity cases) |"
+                for n, why in NOT_EXPORTED.items()]
+        out.append("")
+    return "\n".join(out)
+
+
+GENERATORS = {"names": names, "catalogue": catalogue, "divergences": divergences, "cli": cli,
+              "sdcmicro-exports": sdcmicro_exports}
 
 
 def expand(markdown: str) -> str:
