@@ -38,6 +38,10 @@ sample_cases <- list(
   list(id = "sample:zeros", seed = 4, n = 6, size = 300, prob = c(0, 1, 0, 2, 0, 0.5)),
   list(id = "sample:200-large-inversion", seed = 7, n = 300, size = 400, prob = c(rep(1, 150), rep(0.001, 150))),
   list(id = "sample:walker300", seed = 7, n = 300, size = 2000, prob = pw),
+  list(id = "sample:200-of-n-p-above-0.1:inversion", seed = 3, n = 300, size = 500,
+       prob = c(rep(1, 200), rep(1e-6, 100))),
+  list(id = "sample:201-of-n-p-above-0.1:walker", seed = 3, n = 300, size = 500,
+       prob = c(rep(1, 201), rep(1e-6, 99))),
   list(id = "sample:walker-uniform1000", seed = 11, n = 1000, size = 3000, prob = rep(1, 1000)),
   list(id = "sample:no-replace", seed = 5, n = 8, size = 6, prob = c(3, 1, 4, 1, 5, 9, 2, 6), replace = FALSE)
 )
