@@ -27,6 +27,7 @@ if [ "$#" -eq 0 ]; then
     set -- "$@" protect_recode  # the recoding methods (issue 28): generate_protect_recode.R
     set -- "$@" protect_perturbation rnormal  # addNoise/pram (issue 28, family 4) and R's normal/sample references
     set -- "$@" recordSwap  # targeted record swapping (issue 28, item 5): generate_recordSwap.R
+    set -- "$@" protect_suppression  # localSuppression/localSupp (issue 28, family 2)
 fi
 for f in "$@"; do
     Rscript "generate_$f.R"
