@@ -1,88 +1,88 @@
-"""The sdcPractice workflow, ported from R to Python both ways.
+"""The practice guide's workflow, ported from R line for line -- and run without R.
 
-The R script that statistical offices know (sdcMicro's guide "Statistical Disclosure Control:
-a practice guide", and sdcMicro's help pages)::
+The R script (sdcMicro's guide "Statistical Disclosure Control: a practice guide" on laeken's ``eusilc``)::
 
     library(sdcMicro)
-    data(testdata)
-    sdc <- createSdcObj(testdata,
-                        keyVars = c("urbrur", "roof", "walls", "water", "electcon", "relat", "sex"),
-                        numVars = c("expend", "income", "savings"),
-                        weightVar = "sampling_weight", hhId = "ori_hid")
-    print(sdc, "risk")                       # risk of the original data
-    sdc <- localSuppression(sdc, k = 3)      # 3-anonymity of the key variables
-    print(sdc, "ls"); print(sdc, "risk")
-    sdc <- microaggregation(sdc, method = "mdav", aggr = 3)   # the numeric key variables
-    print(sdc, "numrisk")
-    get.sdcMicroObj(sdc, "utility")          # IL1, IL1s, eigen
+    sdc <- createSdcObj(eusilc, keyVars = c("db040", "rb090", "age", "pl030", "pb220a"),
+                        numVars = c("hy040n", "hy050n", "eqIncome"), weightVar = "rb050", hhId = "db030")
+    print(sdc, "risk")                                                   # risk of the original data
+    sdc <- globalRecode(sdc, column = "age", breaks = c(-Inf, 15, 30, 45, 60, 75, Inf))
+    sdc <- localSuppression(sdc, k = 3)                                  # 3-anonymity of the key variables
+    print(sdc, "ls")
+    sdc <- microaggregation(sdc, method = "mdav", aggr = 3)              # the numeric key variables
+    set.seed(1); sdc <- pram(sdc, variables = "hsize")                   # post-randomisation
+    set.seed(2); sdc <- addNoise(sdc, variables = "eqIncome", noise = 50)
+    print(sdc, "risk"); get.sdcMicroObj(sdc, "utility")
     masked <- extractManipData(sdc)
+    sdc <- undolast(sdc)                                                 # back one step
 
-In Python, twice:
-
-1. **Through sdcMicro** (:class:`pysdc.r.SdcObj`, needs R and sdcMicro): the same steps, the
-   same printed text, the slots as pandas.
-2. **Natively** (:class:`pysdc.SdcProblem`, no R): the same specification stated once, the risk
-   of the original and of the masked file, and the information loss of the masked file -- the
-   masking itself is sdcMicro's (pysdc measures, it does not mask).
-
-``tests/test_r_bridge_example.py`` runs this script and checks that the numbers of the two
-routes are equal. Run it with ``python examples/sdcpractice_workflow.py``.
+In Python (:func:`native`), with R absent: the same lines on :class:`pysdc.SdcProblem`, whose methods return a
+new problem holding the original and the manipulated data, the steps, and the re-measured risk and utility.
+:func:`through_sdcmicro` runs the same steps through sdcMicro (:class:`pysdc.r.SdcObj`, needs R);
+``tests/test_example_workflow.py`` compares the two slot by slot. Run ``python examples/sdcpractice_workflow.py``.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
 import pysdc
-import pysdc.r as pr
+from pysdc.io import read_table
 
-KEY_VARS = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
-NUM_VARS = ["expend", "income", "savings"]
-WEIGHT = "sampling_weight"
-HOUSEHOLD = "ori_hid"
+KEY_VARS = ["db040", "rb090", "age", "pl030", "pb220a"]
+NUM_VARS = ["hy040n", "hy050n", "eqIncome"]
+WEIGHT, HOUSEHOLD = "rb050", "db030"
+AGE_BREAKS = [-np.inf, 15, 30, 45, 60, 75, np.inf]
+EUSILC = Path(__file__).resolve().parents[1] / "r_reference" / "inputs" / "eusilc.csv.gz"
 
 
-def r_route(show: bool = True) -> dict:
-    """The R script step by step through :class:`pysdc.r.SdcObj` (every number is sdcMicro's)."""
-    testdata = pr.dataset("testdata")  # data(testdata)
-    sdc = pr.SdcObj.create(testdata, KEY_VARS, num_vars=NUM_VARS, w=WEIGHT, hid=HOUSEHOLD)
+def load_eusilc() -> pd.DataFrame:
+    """laeken's eusilc as stored by R's write.csv; hsize a factor (a PRAM variable must be categorical)."""
+    data = read_table(EUSILC)
+    levels = sorted(data["hsize"].unique())
+    data["hsize"] = pd.Categorical(data["hsize"].astype(str), categories=[str(v) for v in levels])
+    return data
+
+
+def native(data: pd.DataFrame | None = None, show: bool = True) -> dict:
+    """The R script above, line for line, natively."""
+    eusilc = load_eusilc() if data is None else data
+    sdc = pysdc.SdcProblem(eusilc, key_vars=KEY_VARS, num_vars=NUM_VARS, w=WEIGHT, hid=HOUSEHOLD)
+    original = sdc
     if show:
-        print(sdc.print("risk"))  # print(sdc, "risk")  (also what repr(sdc) shows)
-    sdc_ls = sdc.local_suppression(k=3)  # a new object; sdc is unchanged
+        print(sdc.risk(suda=False))                                      # print(sdc, "risk")
+    sdc = sdc.global_recode(column="age", breaks=AGE_BREAKS)
+    sdc = sdc.local_suppression(k=3)
     if show:
-        print(sdc_ls.print("ls"))
-        print(sdc_ls.print("risk"))
-    sdc_ma = sdc_ls.microaggregation(method="mdav", aggr=3)
+        print(sdc.steps[-1].result.supps)                               # print(sdc, "ls")
+    sdc = sdc.microaggregation(method="mdav", aggr=3)
+    sdc = sdc.pram(variables="hsize", random_state=1)                    # set.seed(1); pram(sdc, ...)
+    sdc = sdc.add_noise(variables="eqIncome", noise=50, random_state=2)  # set.seed(2); addNoise(sdc, ...)
+    risk, utility = sdc.risk(suda=False), sdc.utility()
     if show:
-        print(sdc_ma.print("numrisk"))
-        print("utility:", sdc_ma.utility)  # get.sdcMicroObj(sdc, "utility")
-    return {
-        "data": testdata,
-        "original": sdc,
-        "suppressed": sdc_ls,
-        "masked": sdc_ma,
-        "masked_data": sdc_ma.manip_data,  # extractManipData(sdc)
-    }
+        print(risk)                                                      # print(sdc, "risk")
+        print(utility)                                                   # get.sdcMicroObj(sdc, "utility")
+        for step in sdc.steps:
+            print(step.r_call())
+    masked = sdc.manip_data                                              # extractManipData(sdc)
+    undone = sdc.undo_last()                                             # undolast(sdc)
+    return {"original": original, "sdc": sdc, "risk": risk, "utility": utility, "masked": masked,
+            "undone": undone}
 
 
-def native_route(data, masked_data, show: bool = True) -> dict:
-    """The same specification as :class:`pysdc.SdcProblem`: risk before/after and utility, natively."""
-    problem = pysdc.SdcProblem(data, KEY_VARS, num_vars=NUM_VARS, w=WEIGHT, hid=HOUSEHOLD)
-    before = problem.risk(suda=False)
-    after = problem.risk(data=masked_data, suda=False)
-    utility = problem.utility(masked_data)
+def through_sdcmicro(data: pd.DataFrame | None = None, show: bool = True) -> dict:
+    """The same steps executed by sdcMicro (needs R): ``SdcObj.from_problem`` replays the problem's steps."""
+    import pysdc.r as pr
+
+    res = native(data, show=False)
+    sdc = pr.SdcObj.from_problem(res["sdc"])  # createSdcObj and the same five steps, each with its set.seed
     if show:
-        print(problem)
-        print(problem.compare(masked_data, suda=False).frame.to_string())
-    return {"problem": problem, "risk_before": before, "risk_after": after, "utility": utility}
-
-
-def main(show: bool = True) -> dict:
-    r = r_route(show)
-    # the SdcObj knows its specification: the native problem comes from it
-    problem = r["original"].to_problem()
-    assert problem.specification == r["original"].specification  # noqa: S101 - an example's own check
-    native = native_route(r["data"], r["masked_data"], show)
-    return {**r, **native}
+        print(sdc.print("risk"))
+    return {**res, "r": sdc}
 
 
 if __name__ == "__main__":
-    main()
+    native()

@@ -1,4 +1,4 @@
-"""The documented sdcPractice workflow (examples/sdcpractice_workflow.py): both routes give the same numbers.
+"""The documented sdcPractice workflow (examples/sdcpractice_bridge.py): both routes give the same numbers.
 
 Route 1 runs the R script's steps through pysdc.r.SdcObj (every number sdcMicro's); route 2 states
 the same specification natively (pysdc.SdcProblem) and measures the original and the masked file.
@@ -20,7 +20,7 @@ from pysdc._tolerances import tolerance_for
 
 from _live import sdcmicro_missing_reason
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sdcpractice_workflow.py"
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sdcpractice_bridge.py"
 
 
 def _status():

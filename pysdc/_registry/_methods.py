@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -56,6 +56,7 @@ from ._methods_suppression import (
     run_local_suppression,
 )
 from ..protect._pram import PramResult, transitions_table
+from ._method_roles import ROLES, Roles
 from ._methods_swap import compare_record_swap, record_swap_from_r, record_swap_to_r, run_record_swap
 
 __all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
@@ -96,6 +97,9 @@ class Method:
         its input ``data``) through ``fn`` (native or bridge); returns the fields sdcMicro's output stores.
     compare_case : callable
         ``compare_case(expected, actual) -> list[str]``: the differences (empty: the same).
+    roles : Roles or None
+        How the method runs as a step of a problem (``problem.<python>(...)``): the roles of the variables it
+        changes and what is re-measured (:mod:`pysdc._registry._method_roles`); None: not a problem step.
     """
 
     python: str
@@ -112,6 +116,7 @@ class Method:
     from_r: Callable | None = None
     run_case: Callable | None = None
     compare_case: Callable | None = None
+    roles: Roles | None = None
 
     @property
     def params(self) -> dict:
@@ -784,6 +789,8 @@ METHODS: tuple[Method, ...] = (
     ),
 )
 
+# the problem-step roles of each method (pysdc/_registry/_method_roles.py)
+METHODS = tuple(replace(m, roles=ROLES.get(m.python)) for m in METHODS)
 _BY_PY = {m.python: m for m in METHODS}
 _BY_R = {m.r: m for m in METHODS}
 

@@ -8,6 +8,8 @@
     pysdc risk --demo
     pysdc report ORIGINAL [MASKED] --keys a,b --output report.html   HTML report
     pysdc report --demo --output report.html
+    pysdc protect DATA --keys a,b --recipe steps.json --output protected.parquet [--report r.html]
+                                                              protection by sdcMicro's methods, natively
     pysdc parity ...                                          comparison with sdcMicro (if available)
 
 Input files are CSV (.csv, .tsv, .txt, optionally gzipped), Parquet, SPSS (.sav) or Stata (.dta). A CSV's column types come
@@ -43,7 +45,7 @@ from __future__ import annotations
 import argparse  # noqa: F401 (the parser classes derive from it)
 import sys
 
-from . import report, risk, utility
+from . import protect, report, risk, utility
 from ._common import PROG, ArgumentParser, report_failure, silence_stdout, version
 
 __all__ = ["main", "build_parser"]
@@ -61,6 +63,7 @@ def build_parser(parity=None) -> ArgumentParser:
     utility.add_parser(sub)
     risk.add_parser(sub)
     report.add_parser(sub)
+    protect.add_parser(sub)
     if parity is None:
         sub.add_parser("parity", help="compare pysdc with sdcMicro (needs R and sdcMicro)", add_help=False)
     elif isinstance(parity, str):
@@ -104,7 +107,7 @@ def main(argv=None) -> int:
     parity = _parity_module() if _first_positional(argv) == "parity" else None
     parser = build_parser(parity)
     first = _first_positional(argv)
-    parser.command = first if first in ("utility", "risk", "report", "parity") else None
+    parser.command = first if first in ("utility", "risk", "report", "protect", "parity") else None
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors (argparse printed them)

@@ -121,7 +121,9 @@ def report_assessment(problem, masked=None, *, regression: str | None = None, re
     ``risk0``, ``risk1`` (:class:`ProblemRisk` of the original and masked file), ``rep0``, ``rep1`` (their
     ``pysdc-risk-1`` models), ``riskiest``, ``riskiest_judged`` (the riskiest key combinations of the original
     and of the file judged), ``utility`` (:class:`ProblemUtility`), ``estimates``, ``regression``,
-    ``caught`` (``(where, warning)`` for each warning raised), ``origin``, ``version``, ``top``, ``k``.
+    ``caught`` (``(where, warning)`` for each warning raised), ``origin``, ``version``, ``top``, ``k``, ``steps``
+    (the protection steps of the problem, :meth:`pysdc.problem.Step.to_dict`; with steps and no ``masked`` the
+    masked file is the problem's manipulated data).
     """
     x = problem.data
     if regression_where is not None:  # what the condition language refuses stops the report before any work
@@ -136,9 +138,12 @@ def report_assessment(problem, masked=None, *, regression: str | None = None, re
     if not (isinstance(max_global_risk, (int, float, np.floating)) and 0 < float(max_global_risk) < 1):
         raise InvalidParameterError(f"max_global_risk must be a number in (0, 1); got {max_global_risk!r}.")
     keys, nums = problem.key_vars, problem.num_vars
+    steps = [s.to_dict() for s in getattr(problem, "steps", ())]
+    if masked is None and steps:  # a protected problem: before = its original, after = its manipulated data
+        masked = problem.manip_data
     xm = None if masked is None else problem._masked(masked)
     caught: list = []
-    risk0 = _caught(caught, "risk (original)", problem.risk, max_global_risk=max_global_risk,
+    risk0 = _caught(caught, "risk (original)", problem.risk, data="original", max_global_risk=max_global_risk,
                     masked=xm if nums else None, random_state=random_state, run=_collector(caught))
     risk1 = None if xm is None else _caught(caught, "risk (masked)", problem.risk, data=xm,
                                             max_global_risk=max_global_risk, run=_collector(caught, " (masked)"))
@@ -155,7 +160,7 @@ def report_assessment(problem, masked=None, *, regression: str | None = None, re
             "riskiest": riskiest_combinations(x, keys, risk0.measure_risk.individual, top),
             "riskiest_judged": riskiest_combinations(xm if xm is not None else x, keys,
                                                      judged.measure_risk.individual, 3),
-            "utility": putil, "estimates": est, "regression": reg, "caught": caught, "origin": origin,
+            "utility": putil, "estimates": est, "regression": reg, "caught": caught, "origin": origin, "steps": steps,
             "version": __version__, "top": top, "k": k}
 
 

@@ -45,6 +45,7 @@ from ..loss import (
 from ..risk import d_risk, d_risk_rmd, k_anon_violations, ldiversity, measure_risk, suda2
 from ._assess import write_report
 from ._results import ProblemComparison, ProblemRisk, ProblemUtility
+from ._steps import Step, attach_steps
 from ._spec import (
     D_UTILITY_METHODS,
     DEFAULT_COLLATION,
@@ -191,7 +192,7 @@ class SdcProblem:
     # ---- measures
     def _masked(self, masked, *, need=None) -> pd.DataFrame:
         if isinstance(masked, SdcProblem):
-            masked = masked.data
+            masked = masked.data if masked._manip is None else masked._manip  # a protected problem: its masked data
         masked = as_frame("masked", masked)  # a Polars / Arrow table as pandas
         if not isinstance(masked, pd.DataFrame):
             raise InvalidParameterError(f"masked must be a pandas DataFrame (or an SdcProblem); got "
@@ -236,6 +237,32 @@ class SdcProblem:
         self._hid = spec["hid"]
         self._strata = spec["strata"]
         self._sensitive = spec["sensitive"]
+        self._manip = None  # the manipulated data (sdcMicro's extractManipData) once a step was applied
+        self._steps: tuple = ()
+        self._previous = None
+
+    # ---- protection steps (sdcMicro's methods on an sdcMicroObj; the methods are generated: pysdc.problem._steps)
+    @property
+    def manip_data(self) -> pd.DataFrame:
+        """The data with every step applied (sdcMicro's ``extractManipData``); before any step, :attr:`sdc_data`."""
+        return self._sdc if self._manip is None else self._manip
+
+    @property
+    def steps(self) -> list:
+        """The methods applied, in order (:class:`pysdc.problem.Step`: name, arguments, variables changed)."""
+        return list(self._steps)
+
+    def undo_last(self) -> SdcProblem:
+        """sdcMicro's ``undolast``: the problem before the last step (pysdc keeps every earlier state, sdcMicro one)."""
+        if self._previous is None:
+            raise InvalidParameterError("undo_last: no step has been applied to this problem, nothing to undo.")
+        return self._previous
+
+    def _stepped(self, manip: pd.DataFrame, step: Step) -> SdcProblem:
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._manip, new._steps, new._previous = manip, (*self._steps, step), self
+        return new
 
     def risk(self, *, max_global_risk: float = 0.01, alpha: float = 1.0, suda: bool = True,
              l_recurs_c: float = 2.0, data=None, masked=None, drisk_k: float = 0.05, random_state=None,
@@ -250,8 +277,10 @@ class SdcProblem:
             Compute SUDA2 (:func:`pysdc.suda2`) on the key variables.
         l_recurs_c : float, default 2
             As in :func:`pysdc.ldiversity` (computed when there are sensitive variables).
-        data : pandas.DataFrame, optional
-            Other records with the specification's variables (default: the problem's data).
+        data : pandas.DataFrame or "original", optional
+            Other records with the specification's variables. Default: the problem's data, or, after protection
+            steps, its manipulated data (:attr:`manip_data`, as sdcMicro's object re-measures its risk);
+            ``"original"``: the original data (sdcMicro's ``originalRisk``).
         masked : pandas.DataFrame, optional
             With numeric variables: the distance risk of ``masked``'s numeric variables against the
             problem's data (:func:`pysdc.d_risk` with ``k = drisk_k``, :func:`pysdc.d_risk_rmd` with
@@ -272,8 +301,14 @@ class SdcProblem:
         if not self._key_vars:
             raise InvalidParameterError("risk needs key variables: this problem has none (SdcProblem.for_utility).")
         call = run or _direct
-        d = self._sdc if data is None else as_sdc_keys(self._masked(data, need=[*self._key_vars, *(
-            c for c in (self._w, self._hid) if c), *self._sensitive]), self._key_vars, collation=self._collation)
+        if isinstance(data, str) and data == "original":
+            d = self._sdc
+        elif data is None:
+            d = self._sdc if self._manip is None else as_sdc_keys(self._manip, self._key_vars,
+                                                                  collation=self._collation)
+        else:
+            d = as_sdc_keys(self._masked(data, need=[*self._key_vars, *(c for c in (self._w, self._hid) if c),
+                                                     *self._sensitive]), self._key_vars, collation=self._collation)
         keys = list(self._key_vars)
         mr = call("measure_risk", measure_risk, d, keys, w=self._w, hid=self._hid, max_global_risk=max_global_risk,
                   alpha=alpha)
@@ -330,13 +365,14 @@ class SdcProblem:
         return {"d_risk": d, "d_risk_rmd": rmd, "k": k, "random_state": random_state, "variables": nums,
                 "n_masked": len(xm), "errors": errors}
 
-    def utility(self, masked, *, random_state=None, scales: dict | None = None, run=None) -> ProblemUtility:
+    def utility(self, masked=None, *, random_state=None, scales: dict | None = None, run=None) -> ProblemUtility:
         """Information loss of ``masked`` against the data, on the declared key and numeric variables.
 
         Parameters
         ----------
-        masked : pandas.DataFrame or SdcProblem
-            The masked file: the same records in the same order, the same column names.
+        masked : pandas.DataFrame or SdcProblem, optional
+            The masked file: the same records in the same order, the same column names. Default: the
+            manipulated data of the problem's protection steps (:attr:`manip_data`; sdcMicro's utility slot).
         random_state : int, optional
             Seed of ``d_utility(method="robeigen")``'s random MCD subsets.
         scales : dict, optional
@@ -357,7 +393,7 @@ class SdcProblem:
         """
         call = run or _direct
         keys, nums = list(self._key_vars), list(self._num_vars)
-        xm = self._masked(masked, need=[*keys, *nums])
+        xm = self._masked(self.manip_data if masked is None else masked, need=[*keys, *nums])
         x = self._data
         bad = [c for c in nums if not _is_numeric(xm[c])]
         if bad:
@@ -419,13 +455,13 @@ class SdcProblem:
         return ProblemUtility(results=results, skipped=skipped, variables=variables, errors=errors, n_x=len(x),
                               n_xm=len(xm), cols_x=x.shape[1], cols_xm=xm.shape[1], random_state=random_state)
 
-    def compare(self, masked, *, random_state=None, suda: bool = True, **risk_options) -> ProblemComparison:
+    def compare(self, masked=None, *, random_state=None, suda: bool = True, **risk_options) -> ProblemComparison:
         """Risk before and after masking, side by side, with the information loss.
 
         Parameters
         ----------
-        masked : pandas.DataFrame or SdcProblem
-            The masked file (same records in the same order, same column names).
+        masked : pandas.DataFrame or SdcProblem, optional
+            The masked file (same records in the same order, same column names); default: :attr:`manip_data`.
         random_state : int, optional
             Seed of robeigen's random MCD subsets.
         suda : bool, default True
@@ -438,8 +474,8 @@ class SdcProblem:
         ProblemComparison
             ``.frame`` is the side-by-side table; ``.to_dict()`` the assessment models.
         """
-        xm = self._masked(masked)
-        return ProblemComparison(original=self.risk(suda=suda, **risk_options),
+        xm = self._masked(self.manip_data if masked is None else masked)
+        return ProblemComparison(original=self.risk(suda=suda, data="original", **risk_options),
                                  masked=self.risk(suda=suda, data=xm, **risk_options),
                                  utility=self.utility(xm, random_state=random_state))
 
@@ -483,6 +519,9 @@ def _too_wide(name: str, p: int, limit: int, call: str) -> str:
     return (f"not computed: {p:,} numeric variables, more than the limit of {limit:,} for {name} (it builds "
             f"{p:,} x {p:,} matrices: its time grows with the cube of the number of variables, its memory with the "
             f"square). Select at most {limit:,} variables (--numeric), or call {call} on them directly.")
+
+
+attach_steps(SdcProblem)  # problem.global_recode(...), .local_suppression(...), ...: one per registry method
 
 
 def _direct(where, fn, *args, **kwargs):

@@ -9,8 +9,10 @@ R's ``print(sdc, "risk")`` shows.
 from __future__ import annotations
 
 import html
+import inspect
 
 from .._errors import InvalidParameterError
+from .._registry._methods import method_by_python_name
 from ..io import as_frame
 from ..problem import SdcProblem, _validate
 from . import _session
@@ -25,6 +27,32 @@ PRINT_TYPES = ("general", "kAnon", "ls", "pram", "recode", "risk", "numrisk")
 def _r_names(kwargs: dict) -> dict:
     """Extra R arguments: one trailing ``_`` dropped (as in :func:`pysdc.r.call`)."""
     return {k[:-1] if k.endswith("_") and len(k) > 1 else k: v for k, v in kwargs.items()}
+
+
+def _step_call(step) -> tuple:
+    """(sdcMicro function, seed, R arguments) of a problem's protection step on an sdcMicroObj."""
+    m = method_by_python_name(step.method)
+    if m.roles is None or m.roles.sdcmicro.startswith("none"):
+        raise InvalidParameterError(f"SdcObj.from_problem: the step {step.method} has no sdcMicroObj method in "
+                                    f"sdcMicro ({m.r} takes a data.frame only), so the object cannot carry it.")
+    kwargs = {}
+    for name, value in step.arguments.items():
+        if name == "random_state":
+            continue
+        r_name = m.arguments.get(name)
+        if r_name is None:
+            default = inspect.signature(m.native).parameters[name].default
+            if value == default:
+                continue
+            raise InvalidParameterError(f"SdcObj.from_problem: {step.method}'s argument {name}={value!r} is "
+                                        f"pysdc's; sdcMicro's {m.r} has no such argument.")
+        if hasattr(value, "tolist"):
+            value = value.tolist()
+        if r_name in ("variables", "strata_variables", "var") and isinstance(value, str):
+            value = [value]
+        kwargs[r_name] = value
+    seed = step.arguments.get("random_state")
+    return m.r, seed, kwargs
 
 
 def _names(value) -> list | None:
@@ -169,12 +197,20 @@ class SdcObj:
         """sdcMicro's ``createSdcObj`` on a :class:`pysdc.SdcProblem`'s data and specification (needs R).
 
         ``r_options`` are further arguments of ``createSdcObj`` by their R names (see :meth:`create`);
-        :meth:`to_problem` goes back.
+        :meth:`to_problem` goes back. The problem's protection steps (``problem.steps``) are applied by
+        sdcMicro in order, each sdcMicro method on the object with the step's arguments by their R names
+        (``random_state=s``: ``set.seed(s)`` before it), so the object holds sdcMicro's manipulated data, risk and
+        utility. A step sdcMicro cannot represent (``mv_top_coding``: no sdcMicroObj method; a pysdc-only
+        argument such as ``restr_shift`` or ``combs_importance`` not at its default) is refused before R starts.
         """
         if not isinstance(problem, SdcProblem):
             raise InvalidParameterError(f"problem must be a pysdc.SdcProblem; got {type(problem).__name__}.")
+        calls = [_step_call(step) for step in problem.steps]  # refused before R starts if one cannot be carried
         spec = problem.specification
-        return cls.create(problem.data, spec.pop("key_vars"), **spec, **r_options)
+        obj = cls.create(problem.data, spec.pop("key_vars"), **spec, **r_options)
+        for fun, seed, kwargs in calls:  # the problem's steps, applied by sdcMicro (each with its set.seed)
+            obj = obj.apply(fun, seed=seed, **kwargs)
+        return obj
 
     # ------------------------------------------------------------------ R access
     @property

@@ -113,6 +113,9 @@ def render_html(a: dict, *, title: str | None = None, plots: bool = True, source
                           + _note("The specification of sdcMicro's createSdcObj (its argument names in brackets). "
                                   "pysdc.r.SdcObj.from_problem(problem) builds the same sdcMicroObj in R.")))
 
+    # ---- protection steps (a protected problem: before = its original, after = its manipulated data)
+    if a.get("steps"):
+        parts.append(_section("steps", _steps(a["steps"])))
     # ---- risk summary
     parts.append(_section("risk", _risk_summary(rep0, rep1, notes)))
     # ---- distribution
@@ -181,6 +184,52 @@ def render_html(a: dict, *, title: str | None = None, plots: bool = True, source
             f"<header><h1>{_e(title)}</h1><p>pysdc {_e(a['version'])} &middot; {_e(now)} &middot; {len(x)} records"
             f"{' &middot; original and masked' if xm is not None else ''}</p></header>"
             f"<nav>{nav}</nav><main>{missing}{''.join(parts)}</main></body></html>\n")
+
+
+def _steps(steps: list) -> str:
+    rows = []
+    for i, st in enumerate(steps, 1):
+        detail = st.get("suppressions") or st.get("changes") or {}
+        rows.append([str(i), st["method"], ", ".join(st["variables"]), ", ".join(st["remeasured"]), st["r"],
+                     ", ".join(f"{k}: {v}" for k, v in detail.items())])
+    return (_table(["step", "method", "variables changed", "re-measured", "sdcMicro (R)", "suppressions / changes"],
+                    rows)
+            + _note("The methods applied to the problem, in order (SdcProblem.steps); 'before' is the original data, "
+                    "'after' the data with every step applied (sdcMicro's extractManipData)."))
+
+
+def _linkage(lk: dict | None, notes: _Notes) -> str:
+    """The record-linkage section: each measure's numbers, what it is and which attacker it models (registry)."""
+    about = _table(["measure", "what it measures", "the attacker it models", "source"],
+                   [[name, desc, attacker, cit] for name, (cit, desc, attacker, _) in LINKAGE_INFO.items()])
+    if lk is None:
+        return (_note("Not computed: record linkage needs numeric variables (numVars) and a masked file; it links "
+                      "the masked records back to the original ones on the numeric variables.") + about)
+    ms = lk["measures"]
+    if lk.get("masked") is None:
+        return "".join(_note(f"{n}: {m['status']}: {m['error']}") for n, m in ms.items()) + about
+    prov = "record_linkage"
+    rows = []
+    fields = {"nn_linkage": ("rate", "rate_second"),
+              "record_linkage": ("correct_matches", "correct_match_rate", "correct_matches_min"),
+              "prob_linkage": ("precision", "risk", "linked_pairs")}
+    errors = []
+    for name, fs in fields.items():
+        m = ms[name]
+        src = _Raw(_badge("sdcMicro 5.8.1's recordLinkage" if name == prov else "pysdc"))
+        if m["status"] == "ok":
+            rows += [[f"{name} {f}", _val(m[f], notes, name), src] for f in fs]
+        else:
+            rows.append([name, _Raw("NA" + notes.flags(name)), src])
+            errors.append(f"{name} {m['status']}: {m.get('error')}")
+    left = f"; {lk['n_left_out']} left out for a missing value" if lk["n_left_out"] else ""
+    return (f"<h3>The masked numeric variables ({_e(', '.join(lk['variables']))}) linked back to the original "
+            f"records ({lk['n_records']} records complete in both files{_e(left)})</h3>"
+            + _table(["measure", "value", "source"], rows, num_cols={1}) + "".join(map(_note, errors))
+            + notes.boxes(*fields) + about
+            + _note("Record i of the masked file comes from record i of the original (paired by position). Each "
+                    "measure runs with its defaults; the numbers are those of pysdc.nn_linkage, pysdc.record_linkage "
+                    "and pysdc.prob_linkage called on the same records (docs/record-linkage.md: when to use which)."))
 
 
 def _cls(d, v) -> str:

@@ -25,6 +25,7 @@ SDCMICRO_REFERENCE = "5.8.0"
 SECTIONS = (
     ("verdict", "Verdict"),
     ("specification", "Specification"),
+    ("steps", "Protection steps"),
     ("risk", "Risk summary"),
     ("risk-distribution", "Distribution of the individual risk"),
     ("riskiest", "Riskiest key combinations"),

@@ -1,0 +1,262 @@
+"""``pysdc protect``: protect a file by a recipe of sdcMicro's methods, natively (parse, build a problem, render).
+
+The recipe (JSON; YAML too when PyYAML is installed) lists the steps, each a method of the problem object
+(:class:`pysdc.SdcProblem`'s ``global_recode``, ``local_suppression``, ... -- Python or sdcMicro names) with its
+arguments::
+
+    {"steps": [
+        {"method": "global_recode", "column": "age", "breaks": [-Infinity, 15, 30, 45, 60, 75, Infinity]},
+        {"method": "localSuppression", "k": 3},
+        {"method": "microaggregation", "aggr": 3},
+        {"method": "pram", "variables": ["hsize"], "random_state": 1}
+    ]}
+
+Every step is checked before any data is read (an unknown method or argument: ``pysdc: error:``, exit 2); the
+variables and values are checked by the methods, and nothing is written unless every step succeeded.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from .._errors import InvalidParameterError
+from .._registry._methods import METHODS
+from ..io import atomic_output, check_output, read_header, write_table
+from ..problem import SdcProblem, write_report
+from ..problem._steps import STEP_METHODS, bind_step
+from ._common import (
+    FORMATS,
+    UsageError,
+    Warnings,
+    add_names_flag,
+    add_type_flags,
+    check_columns,
+    declare,
+    load,
+    parse_ordered,
+    rescue_positionals,
+    split_names,
+)
+from .risk import add_collation_flag, flags_for
+
+__all__ = ["add_parser", "run", "read_recipe"]
+
+#: the formats --output writes, by extension
+OUTPUT_EXTENSIONS = (".csv", ".csv.gz", ".parquet", ".pq", ".sav", ".dta")
+
+try:  # optional: recipes in YAML
+    import yaml as _yaml
+except ImportError:  # pragma: no cover - PyYAML is an optional dependency
+    _yaml = None
+
+
+def add_parser(sub) -> None:
+    r = sub.add_parser(
+        "protect", help="protect a file by a recipe of sdcMicro's methods (natively)",
+        description="Apply protection methods (sdcMicro's globalRecode, localSuppression, microaggregation, pram, "
+                    "addNoise, ... natively) to DATA, step by step as in an sdcMicroObj, and write the protected "
+                    "file; with --report the HTML report of the risk before and after, the information loss and "
+                    "the steps.",
+    )
+    r.add_argument("data", metavar="DATA", help=f"data file ({FORMATS})")
+    r.add_argument("--recipe", required=True, metavar="FILE",
+                   help="the steps: a JSON file (YAML with PyYAML) {\"steps\": [{\"method\": \"localSuppression\", "
+                        "\"k\": 3}, ...]}; methods: " + ", ".join(sorted(STEP_METHODS)))
+    add_names_flag(r, "--keys", "categorical key (quasi-identifying) variables (keyVars)")
+    add_names_flag(r, "--numeric", "numeric key variables (numVars)")
+    r.add_argument("--weight", metavar="W", help="sampling weight column (weightVar)")
+    r.add_argument("--hid", metavar="H", help="household id column (hhId)")
+    r.add_argument("--strata", metavar="S", help="strata column (strataVar)")
+    add_names_flag(r, "--sensitive", "sensitive variables (sensibleVar)")
+    add_names_flag(r, "--pram", "PRAM variables (pramVars): the variables of a pram step that names none; "
+                                "made categorical")
+    r.add_argument("--output", "-o", required=True, metavar="FILE",
+                   help="the protected file: .csv/.csv.gz (with its schema sidecar), .parquet, .sav (SPSS) or .dta "
+                        "(Stata), categories kept as value labels; never over an input, only once complete")
+    r.add_argument("--report", metavar="FILE.html", help="also write the HTML report (before and after, the steps)")
+    r.add_argument("--schema", metavar="S", help="schema JSON of DATA (default: its sidecar, if any)")
+    r.add_argument("--no-plots", action="store_true", help="no figures in the report")
+    r.add_argument("--json", action="store_true", help="print the steps and the risk before/after as JSON")
+    add_collation_flag(r)
+    add_type_flags(r)
+    r.set_defaults(run=run)
+
+
+# =============================================================================
+# the recipe
+
+
+def _method_name(name) -> str:
+    if not isinstance(name, str):
+        raise InvalidParameterError(f"recipe: a step's method must be a name; got {name!r}.")
+    if name in STEP_METHODS:
+        return name
+    by_r = {m.r: m.python for m in METHODS if m.python in STEP_METHODS}
+    if name in by_r:
+        return by_r[name]
+    raise InvalidParameterError(f"recipe: unknown method {name!r}; the methods are {sorted(STEP_METHODS)} "
+                                f"(or sdcMicro's names {sorted(by_r)}).")
+
+
+def parse_recipe(obj) -> list[tuple[str, dict]]:
+    """The steps of a recipe object as ``(method, arguments)``, each bound to the method's signature."""
+    steps = obj.get("steps") if isinstance(obj, dict) else obj
+    if isinstance(obj, dict) and set(obj) - {"steps"}:
+        raise InvalidParameterError(f"recipe: unknown key(s) {sorted(set(obj) - {'steps'})}; a recipe is "
+                                    "{\"steps\": [...]}.")
+    if not isinstance(steps, list) or not steps:
+        raise InvalidParameterError("recipe: 'steps' must be a non-empty list of steps.")
+    out = []
+    for i, st in enumerate(steps, 1):
+        if not isinstance(st, dict):
+            raise InvalidParameterError(f"recipe: step {i} must be an object; got {st!r}.")
+        if "method" in st:
+            args = {k: v for k, v in st.items() if k != "method"}
+            if set(args) == {"arguments"} and isinstance(args["arguments"], dict):
+                args = args["arguments"]
+            name = st["method"]
+        elif len(st) == 1:  # {"localSuppression": {"k": 3}}
+            (name, args), = st.items()
+            args = {} if args is None else args
+            if not isinstance(args, dict):
+                raise InvalidParameterError(f"recipe: step {i}: the arguments of {name!r} must be an object.")
+        else:
+            raise InvalidParameterError(f"recipe: step {i} names no method (\"method\": ...).")
+        name = _method_name(name)
+        try:
+            out.append((name, bind_step(name, (), args)))
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"recipe: step {i}: {exc}") from None
+    return out
+
+
+def read_recipe(path: str) -> list[tuple[str, dict]]:
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"recipe file {path!r} does not exist")
+    text = p.read_text(encoding="utf-8")
+    if p.suffix.lower() in (".yaml", ".yml"):
+        if _yaml is None:
+            raise InvalidParameterError(f"recipe {path!r} is YAML, which needs PyYAML (pip install pyyaml); or write "
+                                        "it as JSON.")
+        try:
+            obj = _yaml.safe_load(text)
+        except _yaml.YAMLError as exc:
+            raise InvalidParameterError(f"recipe {path!r} is not valid YAML: {' '.join(str(exc).split())}") from None
+    else:
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidParameterError(f"recipe {path!r} is not valid JSON: {exc}") from None
+    return parse_recipe(obj)
+
+
+# =============================================================================
+# writing the protected file
+
+
+def write_protected(df: pd.DataFrame, path: str) -> None:
+    """``df`` to ``path`` by its extension, complete or not at all (a temporary file beside it, then renamed)."""
+    name = path.lower()
+    if name.endswith((".csv", ".csv.gz")):
+        write_table(df, path)  # with its schema sidecar: the categories and types kept
+        return
+    with atomic_output(path) as tmp:
+        if name.endswith((".parquet", ".pq")):
+            df.to_parquet(tmp, index=False)
+        elif name.endswith(".dta"):
+            df.to_stata(tmp, write_index=False, version=118)  # categoricals as value labels
+        elif name.endswith(".sav"):
+            import pyreadstat
+
+            labels, frame = {}, df.copy()
+            for c in df.columns:
+                if isinstance(df[c].dtype, pd.CategoricalDtype):
+                    cats = list(df[c].cat.categories)
+                    codes = df[c].cat.codes.astype("float64").where(df[c].cat.codes >= 0)
+                    frame[c] = codes + 1
+                    labels[c] = {float(i + 1): str(v) for i, v in enumerate(cats)}
+            pyreadstat.write_sav(frame, str(tmp), variable_value_labels=labels)
+        else:  # pragma: no cover - checked before any work
+            raise InvalidParameterError(f"--output {path!r}: unknown format.")
+
+
+# =============================================================================
+# the command
+
+
+def run(args, out) -> int:
+    ws = Warnings()
+    rescue_positionals(args, ["data"], ["keys", "numeric", "sensitive", "pram"])
+    keys = split_names(args.keys, "--keys")
+    if keys is None:
+        raise UsageError("protect needs the key variables: --keys a,b,c.")
+    numeric = split_names(args.numeric, "--numeric") or []
+    sensitive = split_names(args.sensitive, "--sensitive") or []
+    pram_vars = split_names(args.pram, "--pram") or []
+    steps = read_recipe(args.recipe)  # every step checked before any data is read
+    inputs = [args.data, args.schema, args.recipe]
+    check_output(args.output, inputs, extensions=OUTPUT_EXTENSIONS,
+                 format_name="the protected data (.csv, .csv.gz, .parquet, .sav, .dta)")
+    if args.report:
+        check_output(args.report, [*inputs, args.output], what="--report", extensions=(".html", ".htm"),
+                     format_name="the report as HTML")
+        if Path(args.report).resolve() == Path(args.output).resolve():
+            raise UsageError("--report and --output must be different files.")
+    if not args.data.lower().endswith((".parquet", ".pq")) and not Path(args.data).exists():
+        raise FileNotFoundError(f"DATA file {args.data!r} does not exist")
+    header = read_header(args.data)
+    categorical = split_names(args.categorical, "--categorical") or []
+    ordered = parse_ordered(args.ordered)
+    for flag, cols in (("--keys", keys), ("--numeric", numeric), ("--sensitive", sensitive), ("--pram", pram_vars),
+                       ("--weight", [args.weight] if args.weight else []), ("--hid", [args.hid] if args.hid else []),
+                       ("--strata", [args.strata] if args.strata else []), ("--categorical", categorical),
+                       ("--ordered", list(ordered))):
+        check_columns(flag, cols, header, "DATA")
+    data = load(args.data, args.schema, "DATA", ws, args.na, text=split_names(args.text, "--text"))
+    data = declare(data, "DATA", [*categorical, *(v for v in pram_vars if v not in categorical)], ordered)
+    try:
+        problem = ws.run("specification", SdcProblem, data, keys, num_vars=numeric, w=args.weight, hid=args.hid,
+                         strata=args.strata, sensitive=sensitive, collation=args.collation)
+    except InvalidParameterError as exc:
+        raise InvalidParameterError(flags_for(str(exc))) from None
+    for i, (name, arguments) in enumerate(steps, 1):
+        if name == "pram" and arguments.get("variables") is None:
+            if not pram_vars:
+                raise InvalidParameterError(f"recipe: step {i} (pram) names no variables and no --pram was given.")
+            arguments = {**arguments, "variables": pram_vars}
+        try:
+            problem = ws.run(f"step {i}: {name}", getattr(problem, name), **arguments)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"recipe: step {i} ({name}): {exc}") from None
+    before = ws.run("risk (original)", problem.risk, data="original", suda=False).to_dict(top=0)
+    after = ws.run("risk (protected)", problem.risk, suda=False).to_dict(top=0)
+    write_protected(problem.manip_data, args.output)
+    if args.report:
+        ws.run("report", write_report, problem, None, args.report, plots=not args.no_plots,
+               source={"original": args.data, "masked": args.output})
+    summary = {"format": "pysdc-protect-1", "data": args.data, "output": args.output, "report": args.report,
+               "steps": [s.to_dict() for s in problem.steps],
+               "risk": {"before": _global(before), "after": _global(after)}}
+    summary["warnings"] = ws.as_json()
+    if args.json:
+        print(json.dumps(summary, indent=2, allow_nan=False, default=str), file=out)
+    else:
+        for i, s in enumerate(summary["steps"], 1):
+            print(f"step {i}: {s['r']}", file=out)
+        b, a = summary["risk"]["before"], summary["risk"]["after"]
+        print(f"expected re-identifications: {b['expected_reidentifications']:.4f} before, "
+              f"{a['expected_reidentifications']:.4f} after", file=out)
+        print(f"wrote {args.output}" + (f" and {args.report}" if args.report else ""), file=out)
+        ws.emit(sys.stderr)
+    return 0
+
+
+def _global(rep: dict) -> dict:
+    g = rep.get("global") or {}
+    return {"expected_reidentifications": g.get("expected_reidentifications"),
+            "global_risk_pct": g.get("global_risk_pct")}

@@ -1,0 +1,335 @@
+"""The problem object as sdcMicro's ``sdcMicroObj``: protection steps on the manipulated data, their history, undo.
+
+``problem.local_suppression(k=3)``, ``problem.microaggregation(aggr=3)``, ... (every method of the methods
+registry with :attr:`pysdc._registry.Method.roles`) return a NEW problem that holds the original data
+(:attr:`SdcProblem.data`, sdcMicro's ``origData``), the manipulated data (:attr:`SdcProblem.manip_data`,
+``extractManipData``), the history of the methods applied (:attr:`SdcProblem.steps`) and the problem before the
+last step (:meth:`SdcProblem.undo_last`, ``undolast``). Its :meth:`SdcProblem.risk` measures the manipulated data
+and :meth:`SdcProblem.utility` compares original and manipulated, as sdcMicro's object recomputes its slots.
+
+What each method changes and what is re-measured is read from the registry (:mod:`pysdc._registry._method_roles`);
+this module holds no list of methods.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InvalidParameterError
+from .._registry._methods import METHODS, Method
+from ..risk import measure_risk
+from ._spec import as_sdc_keys
+
+__all__ = ["Step", "STEP_METHODS", "step_signature", "bind_step", "apply_step", "attach_steps", "r_value"]
+
+#: the methods that run as steps of a problem (those with roles in the registry), by Python name
+STEP_METHODS: dict[str, Method] = {m.python: m for m in METHODS if m.roles is not None}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One method applied to a problem (an entry of sdcMicro's history of an ``sdcMicroObj``).
+
+    Attributes
+    ----------
+    method, r : str
+        pysdc's and sdcMicro's name of the method.
+    arguments : dict
+        The arguments as the caller gave them (not those the problem filled in).
+    variables : tuple of str
+        The variables the step changed.
+    roles : tuple of str
+        Their roles (``"key"``, ``"numeric"``, ``"pram"``).
+    remeasured : tuple of str
+        What is re-measured afterwards (``"risk"``: the key variables' risk; ``"numeric"``: dRisk and dUtility).
+    result : object
+        The native function's result (e.g. a :class:`pysdc.protect.LocalSuppressionResult`).
+    """
+
+    method: str
+    r: str
+    arguments: dict
+    variables: tuple
+    roles: tuple
+    remeasured: tuple
+    result: object = field(default=None, repr=False, compare=False)
+
+    def r_call(self) -> str:
+        """The step as an R line on an sdcMicroObj (``sdc <- localSuppression(sdc, k = 3)``)."""
+        m = STEP_METHODS[self.method]
+        parts = []
+        for name, value in self.arguments.items():
+            r_name = m.arguments.get(name, name)
+            if name == "random_state":
+                continue
+            parts.append(f"{r_name or name} = {r_value(value)}")
+        seed = self.arguments.get("random_state")
+        pre = f"set.seed({seed}); " if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else ""
+        fn = self.r if self.method != "mv_top_coding" else "mvTopCoding"
+        return f"{pre}sdc <- {fn}(sdc{''.join(', ' + p for p in parts)})"
+
+    def to_dict(self) -> dict:
+        """The step as the report model's entry: JSON-safe arguments, changed variables, a summary."""
+        out = {"method": self.method, "sdcmicro": self.r, "arguments": {k: _json(v) for k, v in self.arguments.items()},
+               "variables": list(self.variables), "roles": list(self.roles), "remeasured": list(self.remeasured),
+               "r": self.r_call()}
+        res = self.result
+        if hasattr(res, "supps"):  # local suppression: sdcMicro's slot localSuppression
+            out["suppressions"] = {str(c): int(v) for c, v in res.supps.iloc[-1].items()}
+            out["new_suppressions"] = int(res.new_supps)
+        if hasattr(res, "summary") and isinstance(getattr(res, "summary", None), pd.DataFrame):  # pram
+            out["changes"] = {str(r["variable"]): int(r["nrChanges"]) for _, r in res.summary.iterrows()}
+        return out
+
+
+def r_value(v) -> str:
+    """A Python argument as R text (for :meth:`Step.r_call`)."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return "NA" if math.isnan(f) else ("Inf" if f == math.inf else "-Inf" if f == -math.inf else repr(f))
+    if isinstance(v, (list, tuple, np.ndarray, pd.Index)):
+        return "c(" + ", ".join(r_value(e) for e in list(v)) + ")"
+    return f"<{type(v).__name__}>"
+
+
+def _json(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return None if math.isnan(f) else ("Inf" if f == math.inf else "-Inf" if f == -math.inf else f)
+    if isinstance(v, (list, tuple, np.ndarray, pd.Index)):
+        return [_json(e) for e in list(v)]
+    if isinstance(v, (str, int, bool)) or v is None:
+        return v
+    if isinstance(v, pd.DataFrame):
+        return {"matrix": v.to_numpy().tolist(), "levels": [str(c) for c in v.columns]}
+    return repr(v)
+
+
+# =============================================================================
+# the arguments a step takes
+
+
+def _internal(m: Method) -> set:
+    """Native arguments the problem gives (the data, and what sdcMicro takes from the object)."""
+    r = m.roles
+    fixed = {k for k in r.fill if k not in r.fill_default}
+    return {r.data_argument, *fixed}
+
+
+@functools.cache
+def step_signature(name: str) -> inspect.Signature:
+    """The arguments of ``problem.<name>(...)``: the native function's, without the data and what the problem fills."""
+    m = _method(name)
+    sig = inspect.signature(m.native)
+    drop = _internal(m)
+    params = []
+    for n, p in sig.parameters.items():
+        if n in drop:
+            continue
+        if n == m.roles.argument and m.roles.default is not None and p.default is inspect.Parameter.empty:
+            p = p.replace(default=None)  # the role's variables (sdcMicro's default on the object)
+        params.append(p)
+    return sig.replace(parameters=params, return_annotation="SdcProblem")
+
+
+def _method(name: str) -> Method:
+    m = STEP_METHODS.get(name)
+    if m is None:
+        raise InvalidParameterError(f"unknown protection method {name!r}; the methods a problem applies are "
+                                    f"{sorted(STEP_METHODS)}.")
+    return m
+
+
+def bind_step(name: str, args: tuple = (), kwargs: dict | None = None) -> dict:
+    """The arguments of ``problem.<name>(*args, **kwargs)`` by name, checked against the method's signature.
+
+    Raises InvalidParameterError for an unknown method, an unknown or missing argument, or an argument the
+    problem gives (e.g. ``key_vars`` of ``local_suppression``: sdcMicro's method on the object has none).
+    """
+    m = _method(name)
+    kwargs = dict(kwargs or {})
+    internal = sorted(set(kwargs) & _internal(m))
+    if internal:
+        raise InvalidParameterError(
+            f"{name}: {internal} are not arguments of the step: the problem gives them (its specification and "
+            f"data, as sdcMicro's {m.r} on an sdcMicroObj takes them from the object).")
+    try:
+        bound = step_signature(name).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise InvalidParameterError(f"{name}: {exc}; its arguments are {list(step_signature(name).parameters)}.") from None
+    return dict(bound.arguments)
+
+
+# =============================================================================
+# applying a step
+
+
+def _roles_of(problem, v) -> str | None:
+    if v in problem.key_vars:
+        return "key"
+    if v in problem.num_vars:
+        return "numeric"
+    if v in problem.variables:  # weight, household, strata, sensitive
+        return None
+    return "pram" if v in problem.data.columns else None
+
+
+#: native arguments naming one variable (the others take a list)
+_SINGLE = ("column", "var", "key_var")
+
+
+def _variables(problem, m: Method, given: dict) -> list:
+    r = m.roles
+    v = given.get(r.argument) if r.argument else None
+    if v is None:
+        if r.default == "key":
+            v = problem.key_vars
+        elif r.default == "numeric":
+            v = problem.num_vars
+        if not v:
+            what = {"key": "key variables", "numeric": "numeric variables (num_vars)", "pram": "PRAM variables"}
+            raise InvalidParameterError(
+                f"{m.python}: the problem has no {what.get(r.default, 'variables')} for it; pass "
+                f"{r.argument or 'variables'}=... .")
+    vs = [v] if isinstance(v, str) else list(v)
+    for x in vs:
+        if x not in problem.data.columns:
+            raise InvalidParameterError(f"{m.python}: {x!r} is not a column of the problem's data.")
+        role = _roles_of(problem, x)
+        if role not in r.variables:
+            allowed = {"key": "a key variable", "numeric": "a numeric variable (num_vars)",
+                       "pram": "a categorical variable in no other role (sdcMicro's pramVars)"}
+            extra = ""
+            if m.python == "top_bot_coding":
+                extra = (" sdcMicro's topBotCoding on an sdcMicroObj changes such a column in the ORIGINAL data "
+                         "(origData) and recomputes nothing, so before and after could no longer be compared; "
+                         "pysdc refuses it. Top-code the column in the data before stating the problem "
+                         "(pysdc.protect.top_bot_coding) or declare it numeric.")
+            raise InvalidParameterError(
+                f"{m.python}: {x!r} is {('a ' + role + ' variable') if role else 'in another role of the problem'}; "
+                f"{m.r} on an sdcMicroObj changes {' or '.join(allowed[a] for a in r.variables)}.{extra}")
+    return vs
+
+
+def _individual_risk(problem, current: pd.DataFrame) -> np.ndarray:
+    d = as_sdc_keys(current, problem.key_vars, collation=problem.collation)
+    return measure_risk(d, problem.key_vars, w=problem.w, hid=problem.hid).individual["risk"].to_numpy()
+
+
+def _fill(problem, m: Method, current: pd.DataFrame, given: dict) -> dict:
+    out = {}
+    for arg, what in m.roles.fill.items():
+        if arg in m.roles.fill_default and given.get(arg) is not None:
+            continue
+        if what == "key_vars":
+            out[arg] = problem.key_vars
+        elif what == "num_vars":
+            out[arg] = problem.num_vars
+        elif what == "strata":
+            out[arg] = [problem.strata] if problem.strata else None
+        elif what == "alpha":
+            out[arg] = 1.0  # createSdcObj's option alpha (its default)
+        elif what == "individual_risk":
+            out[arg] = _individual_risk(problem, current)
+        else:  # pragma: no cover - a registry declaration error
+            raise InvalidParameterError(f"{m.python}: unknown fill {what!r} in the registry.")
+    return out
+
+
+def apply_step(problem, name: str, args: tuple = (), kwargs: dict | None = None):
+    """``problem.<name>(*args, **kwargs)``: a new problem with the method applied to the manipulated data."""
+    m = _method(name)
+    r = m.roles
+    given = bind_step(name, args, kwargs)
+    variables = _variables(problem, m, given)
+    roles = tuple(_roles_of(problem, v) for v in variables)
+    if m.python == "pram":
+        done = {v for s in problem.steps if s.method == "pram" for v in s.variables}
+        again = [v for v in variables if v in done]
+        if again:
+            raise InvalidParameterError(f"pram: already applied to {again} (sdcMicro: 'pram() was already applied "
+                                        "on at least one variable!').")
+    current = problem.manip_data
+    kw = {**given, **_fill(problem, m, current, given)}
+    if r.argument:
+        kw[r.argument] = variables[0] if r.argument in _SINGLE else variables
+    single_noise = m.python == "add_noise" and len(variables) == 1
+    if r.data_argument == "x":
+        kw["x"] = current[variables]
+    elif single_noise:  # sdcMicro: addNoiseWORK(cbind(0, x[, variables]))
+        zero = "pysdc_zero_column" if variables[0] != "pysdc_zero_column" else "pysdc_zero_column_"
+        kw["data"] = pd.DataFrame({zero: np.zeros(len(current)), variables[0]: current[variables[0]].to_numpy()},
+                                  index=current.index)
+        kw["variables"] = [zero, variables[0]]
+    else:
+        kw["data"] = current
+    res = m.native(**kw)
+    new = _new_values(res, r.result, variables, problem)
+    manip = current.copy(deep=False)
+    for v in new.columns:
+        manip[v] = new[v].to_numpy() if not isinstance(new[v].dtype, pd.CategoricalDtype) else new[v].array
+    changed = tuple(new.columns)
+    step = Step(method=m.python, r=m.r, arguments=dict(given), variables=changed,
+                roles=tuple(_roles_of(problem, v) for v in changed),
+                remeasured=tuple(dict.fromkeys(r.remeasure[x] for x in roles if x in r.remeasure)), result=res)
+    return problem._stepped(manip, step)
+
+
+def _new_values(res, where: str, variables: list, problem) -> pd.DataFrame:
+    if where == "frame":
+        return res[variables]
+    if where == "mx":
+        return res.mx[variables]
+    if where == "xm":
+        return res.xm[[variables[0]]] if len(variables) == 1 else res.xm[variables]
+    if where == "data":
+        keys = res.key_vars if res.threshold is None else variables
+        return res.data[list(keys)]
+    if where == "pram":
+        return pd.DataFrame({v: res.data[f"{v}_pram"].array for v in variables}, index=res.data.index)
+    raise InvalidParameterError(f"unknown result kind {where!r} in the registry.")  # pragma: no cover
+
+
+# =============================================================================
+# the methods of SdcProblem, generated from the registry
+
+
+def _make(name: str):
+    m = STEP_METHODS[name]
+
+    def step(self, *args, **kwargs):
+        return apply_step(self, name, args, kwargs)
+
+    sig = step_signature(name)
+    step.__signature__ = sig.replace(parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY),
+                                                 *sig.parameters.values()])
+    step.__name__ = step.__qualname__ = name
+    step.__doc__ = (f"sdcMicro's ``{m.r}`` on an sdcMicroObj, natively: a new problem with "
+                    f":func:`pysdc.protect.{name}` applied to the manipulated data.\n\n"
+                    f"On sdcMicro's object: {m.roles.sdcmicro}.\n\n"
+                    f"The arguments are :func:`pysdc.protect.{name}`'s, without the data and what the problem "
+                    f"gives ({sorted(_internal(m) - {m.roles.data_argument}) or 'nothing'}). Returns a new "
+                    "SdcProblem; this one is unchanged (``new.undo_last()`` is this one).")
+    return step
+
+
+def attach_steps(cls) -> None:
+    """Give ``cls`` (SdcProblem) one method per step method of the registry."""
+    for name in STEP_METHODS:
+        setattr(cls, name, _make(name))
