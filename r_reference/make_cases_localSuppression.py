@@ -5,10 +5,10 @@
 with missing values, a stratum variable) and ``cases/localSuppression.json``, ``cases/localSupp.json``.
 Arguments use sdcMicro's names (``keyVars``, ``k``, ``importance``, ``combs``, ``strataVars``, ``alpha``);
 ``columns`` selects (and orders) the input's columns first (sdcMicro's data.frame method with
-``combs`` depends on the key variables' column positions); ``obj = "sdcMicroObj"`` runs the sdcMicroObj method (``createSdcObj(keyVars, strataVar, w)`` first,
-its ``manipKeyVars`` stored). The real-data cases use ``inputs/eusilc.csv.gz`` (keys db040, rb090, age,
-pl030, pb220a; pl030 and pb220a with 2720 missing values), its text keys made factors with the levels
-given here. Outputs: ``generate_protect_suppression.R``.
+``combs`` depends on the key variables' column positions); ``obj = "sdcMicroObj"`` runs the
+sdcMicroObj method (``createSdcObj(keyVars, strataVar, w)`` first, its ``manipKeyVars`` stored).
+The real-data cases use ``inputs/eusilc.csv.gz`` (keys db040, rb090, age, pl030, pb220a; pl030 and
+pb220a with 2720 missing values), its text keys made factors with the levels given here. Outputs: ``generate_protect_suppression.R``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 from _recode_inputs import _write
 
 HERE = Path(__file__).resolve().parent

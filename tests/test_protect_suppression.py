@@ -9,7 +9,6 @@ the same cases, R's defaults against formals(), and fresh data with many ties ag
 
 from __future__ import annotations
 
-import itertools
 import json
 import warnings
 from pathlib import Path
@@ -175,10 +174,6 @@ def test_refusals():
         local_supp(df, ["a"], "s", [0.1] * 4)
     with pytest.raises(InvalidParameterError):
         local_supp(df, ["a", "s"], "a", [0.1] * 3)
-
-
-def test_combs_follow_combn_order():
-    assert [list(c) for c in itertools.combinations(range(4), 2)][:3] == [[0, 1], [0, 2], [0, 3]]
 
 
 # =============================================================================

@@ -114,7 +114,7 @@ def _first_level(n_prof: np.ndarray) -> np.ndarray:
     return np.where(pos.any(axis=1), pos.argmax(axis=1) + 1, n_prof.shape[1])
 
 
-def _row_pairs(pc: np.ndarray, members: list, pos_combo: np.ndarray, Q: np.ndarray, bound: np.ndarray):
+def _row_pairs(pc: np.ndarray, members: list, Q: np.ndarray, bound: np.ndarray):
     """Row pairs (i, j), j earlier in the round than i, whose combinations are at distance 1..bound[i's combo].
 
     ``pc`` are the combinations (indices into Q) whose rows need pairs; ``members[a]`` the round
@@ -177,7 +177,7 @@ def round_choices(mat: np.ndarray, cards: np.ndarray, problems: np.ndarray, orde
 
     bound = np.minimum(start_min + 1, kk)  # per combination of Q
     wide = np.zeros(qcombos.size, dtype=bool)
-    pi, pj = _row_pairs(np.arange(qcombos.size), members, None, Q, bound)
+    pi, pj = _row_pairs(np.arange(qcombos.size), members, Q, bound)
     # A problem at smallest distance 1 whose first key in the order is supported by more records at
     # distance 1 than it has earlier problems at distance 1 keeps its choice whatever they do (a key
     # earlier in the order cannot appear; the level and its support cannot vanish): no dependency.
@@ -222,7 +222,7 @@ def round_choices(mat: np.ndarray, cards: np.ndarray, problems: np.ndarray, orde
             widen = widen[~wide[widen]]
             wide[widen] = True
             bound[widen] = kk
-            ni, nj = _row_pairs(widen, members, None, Q, bound)
+            ni, nj = _row_pairs(widen, members, Q, bound)
             old = np.isin(qpos[pi], widen)
             pi = np.concatenate([pi[~old], ni])
             pj = np.concatenate([pj[~old], nj])
