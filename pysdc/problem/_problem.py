@@ -45,7 +45,6 @@ from ..loss import (
 from ..risk import d_risk, d_risk_rmd, k_anon_violations, ldiversity, measure_risk, suda2
 from ._assess import write_report
 from ._results import ProblemComparison, ProblemRisk, ProblemUtility
-from ._steps import Step, attach_steps
 from ._spec import (
     D_UTILITY_METHODS,
     DEFAULT_COLLATION,
@@ -55,6 +54,7 @@ from ._spec import (
     as_sdc_keys,
     utility_columns,
 )
+from ._steps import Step, attach_steps
 
 __all__ = ["SdcProblem"]
 
