@@ -8,6 +8,7 @@ A page asks for a generated part with a marker line ``<!-- pysdc:generate NAME -
   its result and whether the R bridge runs it (from ``pysdc._registry.MEASURES``);
 - ``divergences``: the known divergences from sdcMicro, ``r_reference/divergences.json``;
 - ``cli``: the command-line reference, from the argparse parser ``pysdc.cli.build_parser``;
+- ``methods``: the protection methods of ``pysdc.protect`` (the methods registry ``pysdc._registry._methods``);
 - ``sdcmicro-exports``: every export of sdcMicro with pysdc's status (native / bridge-only / out of scope),
   from ``r_reference/outputs/sdcmicro_exports.json`` and ``pysdc._registry._exports``.
 
@@ -180,8 +181,17 @@ def sdcmicro_exports() -> str:
     return "\n".join(out)
 
 
+def methods() -> str:
+    from pysdc._registry._methods import METHODS
+
+    out = ["| pysdc | sdcMicro | family | R bridge |", "|---|---|---|---|"]
+    out += [f"| [`{m.python}`][pysdc.protect.{m.python}] | `{m.r}` | {m.family} | "
+            f"{f'`pysdc.r.{m.python}`' if m.bridge else 'native only'} |" for m in METHODS]
+    return "\n".join(out) + "\n"
+
+
 GENERATORS = {"names": names, "catalogue": catalogue, "divergences": divergences, "cli": cli,
-              "sdcmicro-exports": sdcmicro_exports}
+              "sdcmicro-exports": sdcmicro_exports, "methods": methods}
 
 
 def expand(markdown: str) -> str:

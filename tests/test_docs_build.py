@@ -62,7 +62,7 @@ def test_site_has_every_page(site):
     for page in ("index.html", "install.html", "measures.html", "problem.html", "utility-checks.html", "cli.html",
                  "engines.html", "bridge.html", "migration.html", "sdcmicro.html", "parity.html", "development.html",
                  "reference/names.html", "reference/divergences.html", "reference/cli.html", "reference/api.html",
-                 "reference/api-r.html"):
+                 "reference/api-r.html", "reference/api-protect.html", "reference/sdcmicro-exports.html"):
         _text(site, page)
         raw = (site / page).read_text(encoding="utf-8")  # an unexpanded marker stays an HTML comment
         assert "<!-- pysdc:generate" not in raw, f"{page} kept a generation marker"
@@ -81,6 +81,17 @@ def test_api_reference_documents_every_public_name(site):
     ids_r = _ids(_text(site, "reference/api-r.html"))
     missing = [n for n in [*bridge.__all__, "print"] if f"pysdc.r.{n}" not in ids_r]
     assert not missing, f"reference/api-r.html lacks {missing}"
+
+    import pysdc.protect as protect
+
+    # the methods are documented with their guide (protection.html), their result classes on api-protect.html
+    ids_p = _ids(_text(site, "reference/api-protect.html")) | _ids(_text(site, "protection.html"))
+    missing = [n for n in protect.__all__ if f"pysdc.protect.{n}" not in ids_p]
+    assert not missing, f"the docs lack pysdc.protect's {missing}"
+    api_protect = _text(site, "reference/api-protect.html")
+    for n in protect.__all__:
+        if not n[0].isupper():  # each method is in the page's table, linked to its documentation
+            assert f"protection.html#pysdc.protect.{n}" in api_protect, n
 
 
 def test_api_reference_renders_numpydoc_sections(site):
