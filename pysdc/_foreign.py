@@ -127,6 +127,8 @@ def is_problem(obj) -> bool:
 def as_problem(obj, data: str = "original"):
     """``obj`` as a problem (an object with ``to_problem`` through ``to_problem(data)``)."""
     if _is_problem_type(obj):
+        if data == "manipulated" and getattr(obj, "steps", None):  # a protected SdcProblem: its manipulated data,
+            return obj.with_data(obj.manip_data)                    # as an sdcMicroObj stands for its own
         return obj
     p = obj.to_problem(data=data)
     if not _is_problem_type(p):  # pragma: no cover - a contract of pysdc.r.SdcObj
@@ -146,7 +148,8 @@ def from_problem(fname: str, sig: inspect.Signature, params: dict, decl: Declara
         return arguments
     out = dict(arguments)
     pair = "x" in frames and "xm" in frames
-    if pair and "x" in problems and not _is_problem_type(problems["x"]) and out.get("xm") is None:
+    if (pair and "x" in problems and (not _is_problem_type(problems["x"]) or getattr(problems["x"], "steps", None))
+            and out.get("xm") is None):
         # sdcMicro's dUtility(sdcObj) & co.: the original against the manipulated data of the object
         problems = {"x": as_problem(problems["x"], "original"), "xm": as_problem(problems["x"], "manipulated")}
     else:

@@ -139,3 +139,11 @@ def test_report_shows_the_steps(tmp_path, suppressed):
     path = suppressed.microaggregation(aggr=3).report(path=tmp_path / "r.html", plots=False)
     text = path.read_text()
     assert 'id="steps"' in text and "localSuppression(sdc, k = 3)" in text and "microaggregation" in text
+
+
+def test_measures_take_a_protected_problem_as_sdcmicro_takes_its_object(problem, suppressed):
+    # measure_risk(sdc) measures the object's manipulated data; dUtility(sdc) the original against it
+    ma = suppressed.microaggregation(aggr=3)
+    assert pysdc.measure_risk(ma).global_risk_er == ma.risk(suda=False).measure_risk.global_risk_er
+    assert pysdc.measure_risk(ma).global_risk_er != pysdc.measure_risk(problem).global_risk_er
+    assert pysdc.d_utility(ma, method="IL1") == pysdc.d_utility(ma.data[NUMS], ma.manip_data[NUMS], method="IL1")
