@@ -89,6 +89,9 @@ class Declaration:
         Whether the variables of ``x`` and ``xm`` are paired by name (else by position, as in sdcMicro).
     paired : bool
         Whether the records of ``x`` and ``xm`` are compared pairwise (row i with row i).
+    second : str
+        The name of the protected frame compared with ``x``: ``"xm"`` (sdcMicro's measures) or ``"y"``
+        (the record-linkage measures): a problem there, or an ``SdcObj`` in ``x`` with it left out, fills it.
     """
 
     selects: str = "data"
@@ -96,6 +99,7 @@ class Declaration:
     no_engine: str = ""
     by_name: bool = False
     paired: bool = True
+    second: str = "xm"
 
 
 def declared_measure(func) -> Declaration | None:
@@ -147,11 +151,12 @@ def from_problem(fname: str, sig: inspect.Signature, params: dict, decl: Declara
     if not problems:
         return arguments
     out = dict(arguments)
-    pair = "x" in frames and "xm" in frames
+    second = decl.second  # the protected frame: "xm" (sdcMicro's measures), "y" (the record-linkage measures)
+    pair = "x" in frames and second in frames
     if (pair and "x" in problems and (not _is_problem_type(problems["x"]) or getattr(problems["x"], "steps", None))
-            and out.get("xm") is None):
+            and out.get(second) is None):
         # sdcMicro's dUtility(sdcObj) & co.: the original against the manipulated data of the object
-        problems = {"x": as_problem(problems["x"], "original"), "xm": as_problem(problems["x"], "manipulated")}
+        problems = {"x": as_problem(problems["x"], "original"), second: as_problem(problems["x"], "manipulated")}
     else:
         # an sdcMicroObj's measures (measure_risk(sdc) ...) are those of its current, manipulated data
         problems = {n: as_problem(p, "manipulated") for n, p in problems.items()}
@@ -165,7 +170,7 @@ def from_problem(fname: str, sig: inspect.Signature, params: dict, decl: Declara
                 f"{fname}: the SdcProblem declares no {what[decl.selects]} for this measure; pass DataFrames with "
                 "the variables to compare."
             )
-        for name in ("x", "xm"):
+        for name in ("x", second):
             v = problems[name].data if name in problems else out.get(name)
             if isinstance(v, pd.DataFrame):
                 miss = [c for c in cols if c not in v.columns]
@@ -282,7 +287,7 @@ def _run_on_engine(fname: str, sig: inspect.Signature, params: dict, decl: Decla
 
 
 def measure(params: dict, *, selects: str = "data", engine: Callable | str = NO_ENGINE, by_name: bool = False,
-            paired: bool = True):
+            paired: bool = True, second: str = "xm"):
     """Decorator of a public measure: validation from ``params`` plus problems, engines, Polars / Arrow.
 
     Parameters
@@ -296,11 +301,14 @@ def measure(params: dict, *, selects: str = "data", engine: Callable | str = NO_
         the measure does not run on an engine.
     by_name, paired : bool
         How ``x`` and ``xm`` are paired (:class:`Declaration`).
+    second : str
+        The protected frame's name (``"xm"``; the record-linkage measures: ``"y"``).
     """
     if selects not in SELECTIONS:  # pragma: no cover - a declaration error, caught at import
         raise TypeError(f"selects must be one of {SELECTIONS}; got {selects!r}")
     decl = Declaration(selects=selects, engine=None if isinstance(engine, str) else engine,
-                       no_engine=engine if isinstance(engine, str) else "", by_name=by_name, paired=paired)
+                       no_engine=engine if isinstance(engine, str) else "", by_name=by_name, paired=paired,
+                       second=second)
 
     def deco(func):
         checked = validate_params(params)(func)  # the declaration checks (unknown parameters refused)
@@ -308,6 +316,8 @@ def measure(params: dict, *, selects: str = "data", engine: Callable | str = NO_
         fname = func.__name__
         if decl.engine is not None:
             _check_engine_signature(fname, sig, decl.engine)
+        if second not in sig.parameters and second != "xm":  # pragma: no cover - a declaration error
+            raise TypeError(f"{fname}: second={second!r} is not one of its parameters")
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):

@@ -82,6 +82,9 @@ class Measure:
     variants : dict
         Descriptions of the variants a report shows as measures of their own (``d_utility``'s
         methods): variant -> description.
+    attacker : str
+        Which intruder the measure models, in one sentence a report can show (the record-linkage
+        measures; docs/record-linkage.md).
 
     What the measure's decorator (:func:`pysdc._foreign.measure`) declares is read from the native
     function: :attr:`params`, :attr:`selects`, :attr:`engine`, :attr:`no_engine`, :attr:`by_name`,
@@ -112,6 +115,7 @@ class Measure:
     citation: str = ""
     section: str = ""
     variants: dict = field(default_factory=dict)
+    attacker: str = ""
 
     def __post_init__(self):
         if self.section not in SECTIONS:  # pragma: no cover - an entry error, caught at import

@@ -9,6 +9,7 @@ from .._errors import InvalidParameterError
 from ..datasets import demo_path
 from ..io import read_header, sigterm_as_exception
 from ..problem import DEFAULT_COLLATION, SdcProblem
+from ..problem._problem import RECORD_LINKAGE_MAX
 from ..report import risk_text
 from ._common import (
     FORMATS,
@@ -41,7 +42,8 @@ def add_parser(sub) -> None:
         description="Individual, global and household re-identification risk (sdcMicro's measure_risk), "
                     "k-anonymity violations (kAnon_violations, k = 2, 3, 5; weighted too with --weight) and "
                     "SUDA2 special uniques (suda2) on the key variables of DATA; with --numeric and --masked "
-                    "MASKED, the distance risk of the masked continuous variables (dRisk, dRiskRMD).",
+                    "MASKED, the distance risk of the masked continuous variables (dRisk, dRiskRMD) and their "
+                    "record-linkage risk (nn_linkage, record_linkage, prob_linkage).",
     )
     r.add_argument("data", nargs="?", metavar="DATA",
                    help=f"data file ({FORMATS}), or a directory or glob of CSV or Parquet files (read by DuckDB)")
@@ -55,6 +57,9 @@ def add_parser(sub) -> None:
                                    "(needs --masked MASKED, or --demo)")
     r.add_argument("--drisk-k", type=float, default=0.05, metavar="K",
                    help="dRisk's interval half-width in standard deviations of MASKED (default 0.05)")
+    r.add_argument("--force-record-linkage", action="store_true",
+                   help=f"compute record_linkage (the global one-to-one matching: n x n distances, O(n^3) time) "
+                        f"above {RECORD_LINKAGE_MAX} records too (else skipped there, with the reason)")
     r.add_argument("--random-state", type=int, metavar="N",
                    help="seed for dRiskRMD's random MCD subsets (default: a random draw)")
     r.add_argument("--no-suda", action="store_true",
@@ -122,7 +127,9 @@ def run(args, out) -> int:
     check_result_output(args.output, inputs)
     if engine != "pandas":  # DuckDB or Spark: the file, directory or glob is measured where it lies
         if numeric_requested(args):
-            raise UsageError("--numeric (dRisk, dRiskRMD) needs the records in memory: use --engine pandas.")
+            raise UsageError("--numeric (dRisk, dRiskRMD and the record-linkage measures nn_linkage, record_linkage, "
+                             "prob_linkage) needs the records in memory: use --engine pandas. On an engine the "
+                             "record-linkage measures are skipped (the report says why).")
         return run_risk(args, keys, weight, hid, ws, out)
     if not math.isfinite(args.drisk_k):
         raise UsageError(f"--drisk-k must be a finite number; got {args.drisk_k}.")
@@ -157,10 +164,13 @@ def run(args, out) -> int:
     problem = _problem(ws, x, keys, numeric or (), weight, hid, args.collation)
     res = ws.run("risk", problem.risk, max_global_risk=args.max_global_risk, alpha=args.alpha,
                  suda=not args.no_suda, data=None if x is data else data, masked=xm, drisk_k=args.drisk_k,
-                 random_state=args.random_state, run=ws.run)
+                 random_state=args.random_state, run=ws.run,
+                 record_linkage_max=None if args.force_record_linkage else RECORD_LINKAGE_MAX)
     report = res.to_dict(top=args.top, source={"path": shown, "n_columns": len(header)})
     if report["distance"] is not None:
         report["distance"]["masked"]["path"] = masked["path"]
+    if report.get("linkage") is not None:
+        report["linkage"]["masked"]["path"] = masked["path"]
     if args.records:  # the per-record risk (record or --id, risk, fk, Fk, hier_risk)
         with sigterm_as_exception():
             write_pandas_output(args.records, data, res.measure_risk.individual, args.id)

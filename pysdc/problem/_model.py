@@ -16,11 +16,11 @@ from .._format import jsonable
 from .._summaries import counted_quantile, global_section, household_section, k_anonymity
 from .._version import __version__
 from ..core.freq import r_round
-from ..report._info import LITERATURE_INFO, MEASURE_INFO
+from ..report._info import LINKAGE_INFO, LITERATURE_INFO, MEASURE_INFO
 from ._spec import D_UTILITY_METHODS, K_ANON_KS
 
 __all__ = ["RISK_BINS", "QUANTILES", "SUDA_QUANTILES", "RISK_PROVENANCE", "risk_distribution", "risk_model",
-           "engine_risk_model", "utility_model", "engine_utility_model", "measure_entry", "per_variable"]
+           "engine_risk_model", "engine_linkage", "utility_model", "engine_utility_model", "measure_entry", "per_variable"]
 
 #: bins of the individual-risk histogram (the last one closed: [0.5, 1])
 RISK_BINS = (0.0, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -40,6 +40,8 @@ RISK_PROVENANCE = {
     "distance.d_risk": "sdcMicro's dRisk",
     "distance.d_risk_rmd": "sdcMicro's dRiskRMD (its MCD draws random subsets: pysdc's draw, fixed by "
                            "--random-state, not R's)",
+    **{f"linkage.{name}": info[0] + ("" if name == "record_linkage" else " (pysdc; no sdcMicro counterpart)")
+       for name, info in LINKAGE_INFO.items()},
 }
 
 
@@ -127,6 +129,7 @@ def risk_model(pr, *, top: int = 10, source: dict | None = None) -> dict:
         "top": _top_records(d, ind, keys, top),
         "suda2": _suda2(pr, d, keys, top),
         "distance": _distance(pr.distance),
+        "linkage": _linkage(pr.linkage),
         "provenance": dict(RISK_PROVENANCE),
     })
     return out
@@ -163,6 +166,7 @@ def engine_risk_model(res, *, keys, w=None, hid=None, alpha: float = 1.0, top: i
         "suda2": {"status": "skipped", "value": None,
                   "error": f"SUDA2 needs the records in memory; not computed on {engine}"},
         "distance": None,
+        "linkage": engine_linkage(engine),
         "provenance": {**RISK_PROVENANCE, "top": "pysdc's selection of sdcMicro's risks, per key combination"},
     })
     return out
@@ -198,6 +202,7 @@ def _in_engine_risk_model(res, *, keys, w, hid, alpha, top, source, engine, n_co
         "suda2": {"status": "skipped", "value": None,
                   "error": f"SUDA2 needs the records in memory; not computed on {engine}"},
         "distance": None,
+        "linkage": engine_linkage(engine),
         "provenance": {**RISK_PROVENANCE, "top": "pysdc's selection of sdcMicro's risks, per key combination"},
     })
     return out
@@ -277,6 +282,44 @@ def _distance(dist: dict | None) -> dict | None:
     return {"variables": list(dist["variables"]), "masked": {**dist.get("masked", {}), "n_records": dist["n_masked"]},
             "d_risk": entry("dRisk", None if d_risk is None else {"value": float(d_risk), "k": dist["k"]}),
             "d_risk_rmd": entry("dRiskRMD", rmd_entry)}
+
+
+def _linkage(link: dict | None) -> dict | None:
+    """The record-linkage section: nn_linkage, record_linkage, prob_linkage of the masked numeric variables."""
+    if link is None:
+        return None
+    res, errors, skipped = link["results"], link.get("errors", {}), link.get("skipped", {})
+    nn, rl, pl = res.get("nn_linkage"), res.get("record_linkage"), res.get("prob_linkage")
+    num = lambda v: None if v is None else float(v)  # noqa: E731
+    built = {
+        "nn_linkage": None if nn is None else {
+            "value": float(nn.rate), "rate": float(nn.rate), "rate_second": float(nn.rate_second),
+            "correct": float(nn.correct), "n_linked": int(nn.n_linked), "distance": nn.distance_used},
+        "record_linkage": None if rl is None else {
+            "value": float(rl.correct_match_rate), "correct_matches": int(rl.correct_matches),
+            "correct_match_rate": float(rl.correct_match_rate), "correct_matches_min": int(rl.correct_matches_min),
+            "mean_distance": num(rl.mean_distance), "distance": rl.distance},
+        "prob_linkage": None if pl is None else {
+            "value": float(pl.precision), "precision": float(pl.precision), "risk": float(pl.risk),
+            "linked_pairs": int(pl.linked_pairs), "true_links": int(pl.true_links),
+            "clerical_pairs": int(pl.clerical_pairs), "candidate_pairs": int(pl.candidate_pairs),
+            "converged": bool(pl.converged)},
+    }
+    measures = {name: measure_entry(b, error=errors.get(name), skipped=skipped.get(name, "not computed"))
+                for name, b in built.items()}
+    return {"variables": list(link["variables"]), "masked": {**link.get("masked", {}), "n_records": link["n_masked"]},
+            "paired_by": "position", "n_records": int(link["n_records"]), "n_left_out": int(link["n_left_out"]),
+            "record_linkage_max": link.get("record_linkage_max"), "measures": measures}
+
+
+def engine_linkage(engine: str) -> dict:
+    """The record-linkage section of an engine's model: every measure skipped, with the reason it declares."""
+    return {"variables": [], "masked": None, "paired_by": "position", "n_records": None, "n_left_out": None,
+            "record_linkage_max": None,
+            "measures": {name: measure_entry(None, skipped=f"{name} needs the records in memory ({info[3]}); not "
+                                                           f"computed on {engine} (use --engine pandas with "
+                                                           "--numeric and --masked)")
+                         for name, info in LINKAGE_INFO.items()}}
 
 
 # =============================================================================

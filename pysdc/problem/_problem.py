@@ -42,7 +42,17 @@ from ..loss import (
     il_entropy,
     il_variables,
 )
-from ..risk import d_risk, d_risk_rmd, k_anon_violations, ldiversity, measure_risk, suda2
+from ..risk import (
+    d_risk,
+    d_risk_rmd,
+    k_anon_violations,
+    ldiversity,
+    measure_risk,
+    nn_linkage,
+    prob_linkage,
+    record_linkage,
+    suda2,
+)
 from ._assess import write_report
 from ._results import ProblemComparison, ProblemRisk, ProblemUtility
 from ._spec import (
@@ -56,7 +66,10 @@ from ._spec import (
 )
 from ._steps import Step, attach_steps
 
-__all__ = ["SdcProblem"]
+__all__ = ["SdcProblem", "RECORD_LINKAGE_MAX", "linkage_frames"]
+
+#: above this many records SdcProblem.risk skips record_linkage (n x n distances, O(n^3) matching) unless forced
+RECORD_LINKAGE_MAX = 3000
 
 # =============================================================================
 # the problem
@@ -266,7 +279,7 @@ class SdcProblem:
 
     def risk(self, *, max_global_risk: float = 0.01, alpha: float = 1.0, suda: bool = True,
              l_recurs_c: float = 2.0, data=None, masked=None, drisk_k: float = 0.05, random_state=None,
-             run=None) -> ProblemRisk:
+             run=None, linkage: bool = True, record_linkage_max: int | None = RECORD_LINKAGE_MAX) -> ProblemRisk:
         """Disclosure risk of the data (or of ``data``, e.g. the masked file, with the same specification).
 
         Parameters
@@ -292,6 +305,14 @@ class SdcProblem:
         run : callable, optional
             ``run(where, fn, *args, **kwargs)`` through which every measure is called (the command line's
             collector of warnings and progress); default: called directly.
+        linkage : bool, default True
+            With ``masked`` and numeric variables: the record-linkage risk of ``masked``'s numeric variables
+            against the data's (:func:`pysdc.nn_linkage`, :func:`pysdc.record_linkage`,
+            :func:`pysdc.prob_linkage`, each with its defaults; record i of ``masked`` is record i of the data;
+            records with a missing numeric value in either file are left out, and counted).
+        record_linkage_max : int or None, default 3000
+            :func:`pysdc.record_linkage` (the global matching: O(n^2) memory, O(n^3) time) is skipped, with
+            the reason, above this many records; None computes it whatever the size.
 
         Returns
         -------
@@ -345,9 +366,12 @@ class SdcProblem:
         distance = None
         if masked is not None and self._num_vars:
             distance = self._distance(masked, drisk_k, random_state, call)
+        link = None
+        if masked is not None and self._num_vars and linkage:
+            link = self._linkage(masked, record_linkage_max, call)
         skipped.update(errors)
         return ProblemRisk(measure_risk=mr, k_anonymity=kan, suda2=su, ldiversity=ld, skipped=skipped, n=len(d),
-                           distance=distance, errors=errors, key_vars=tuple(keys), w=self._w, hid=self._hid,
+                           distance=distance, linkage=link, errors=errors, key_vars=tuple(keys), w=self._w, hid=self._hid,
                            alpha=alpha, data=d)
 
     def _distance(self, masked, k, random_state, call) -> dict:
@@ -364,6 +388,34 @@ class SdcProblem:
         rmd = _attempt(call, "dRiskRMD", errors, d_risk_rmd, x[nums], xm[nums], **kw)
         return {"d_risk": d, "d_risk_rmd": rmd, "k": k, "random_state": random_state, "variables": nums,
                 "n_masked": len(xm), "errors": errors}
+
+    def _linkage(self, masked, max_records, call) -> dict:
+        """nn_linkage, record_linkage and prob_linkage of the masked numeric variables against the data's
+        (record i with record i), on the records complete in both files."""
+        if max_records is not None and (isinstance(max_records, bool) or not isinstance(max_records, int)
+                                        or max_records < 0):
+            raise InvalidParameterError(f"record_linkage_max must be an integer >= 0 or None; got {max_records!r}.")
+        nums = list(self._num_vars)
+        xm = self._masked(masked, need=nums)
+        bad = [c for c in nums if not _is_numeric(xm[c])]
+        if bad:
+            raise InvalidParameterError(f"masked: the numeric variable(s) {bad} are not numeric in the masked file.")
+        x, y = linkage_frames(self._data, xm, nums)
+        errors: dict = {}
+        skipped: dict = {}
+        res = {"nn_linkage": _attempt(call, "nn_linkage", errors, nn_linkage, x, y, nums)}
+        if max_records is not None and len(x) > max_records:
+            res["record_linkage"] = None
+            skipped["record_linkage"] = (
+                f"{len(x)} records, above record_linkage_max={max_records}: the global one-to-one matching needs "
+                "the n x n distance matrix (O(n^2) memory) and O(n^3) time; force it with record_linkage_max=None "
+                "(on the command line --force-record-linkage), or use nn_linkage for large files")
+        else:
+            res["record_linkage"] = _attempt(call, "record_linkage", errors, record_linkage, x, y, nums)
+        res["prob_linkage"] = _attempt(call, "prob_linkage", errors, prob_linkage, x, y, nums)
+        return {"results": res, "variables": nums, "n_masked": len(xm), "n_records": len(x),
+                "n_left_out": len(xm) - len(x), "record_linkage_max": max_records, "errors": errors,
+                "skipped": skipped}
 
     def utility(self, masked=None, *, random_state=None, scales: dict | None = None, run=None) -> ProblemUtility:
         """Information loss of ``masked`` against the data, on the declared key and numeric variables.
@@ -526,6 +578,18 @@ attach_steps(SdcProblem)  # problem.global_recode(...), .local_suppression(...),
 
 def _direct(where, fn, *args, **kwargs):
     return fn(*args, **kwargs)
+
+
+def linkage_frames(x: pd.DataFrame, xm: pd.DataFrame, nums: list) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The numeric variables of the records complete in both files (record i of ``xm`` is record i of ``x``),
+    renumbered 0..n-1: what :meth:`SdcProblem.risk` passes to the record-linkage measures."""
+    if len(x) != len(xm):
+        raise InvalidParameterError(
+            f"the data have {len(x)} records but masked has {len(xm)}; the record-linkage measures of a problem pair "
+            "record i of one file with record i of the other (same records, same order).")
+    a, b = x[nums].reset_index(drop=True), xm[nums].reset_index(drop=True)
+    keep = (a.notna().all(axis=1) & b.notna().all(axis=1)).to_numpy()
+    return a[keep].reset_index(drop=True), b[keep].reset_index(drop=True)
 
 
 def _attempt(call, where: str, errors: dict, fn, *args, **kwargs):

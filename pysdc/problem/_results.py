@@ -48,6 +48,11 @@ class ProblemRisk(_Repr):
         With ``masked`` and numeric variables: ``{"d_risk": DRiskResult, "d_risk_rmd": DRiskRMDResult, "k",
         "random_state", "variables", "n_masked", "errors"}`` (:func:`pysdc.d_risk`, :func:`pysdc.d_risk_rmd`
         of the masked numeric variables against the data's).
+    linkage : dict or None
+        With ``masked`` and numeric variables: ``{"results": {"nn_linkage": NNLinkageResult, "record_linkage":
+        RecordLinkageResult, "prob_linkage": ProbLinkageResult} (None where not computed), "variables",
+        "n_masked", "n_records" (complete in both files), "n_left_out", "record_linkage_max", "errors",
+        "skipped"}``.
     errors : dict
         Measure -> why pysdc refused it on these data (also in ``skipped``).
     key_vars, w, hid, alpha
@@ -65,6 +70,7 @@ class ProblemRisk(_Repr):
     skipped: dict = field(default_factory=dict)
     n: int = 0
     distance: dict | None = None
+    linkage: dict | None = None
     errors: dict = field(default_factory=dict)
     key_vars: tuple = ()
     w: str | None = None

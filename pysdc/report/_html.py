@@ -68,7 +68,7 @@ from ._html_base import (
     _val,
 )
 from ._html_verdict import _GSIL_RULE, _verdict
-from ._info import LITERATURE_INFO, MEASURE_INFO
+from ._info import LINKAGE_INFO, LITERATURE_INFO, MEASURE_INFO
 
 __all__ = ["render_html", "SECTIONS", "SDCMICRO_REFERENCE"]
 
@@ -141,6 +141,8 @@ def render_html(a: dict, *, title: str | None = None, plots: bool = True, source
     parts.append(_section("suda2", notes.boxes("suda2") + su))
     # ---- l-diversity
     parts.append(_section("ldiversity", notes.boxes("ldiversity") + _ldiv(risk0, risk1, notes)))
+    # ---- record linkage
+    parts.append(_section("linkage", _linkage(rep0.get("linkage"), notes)))
     # ---- utility
     if putil is None:
         parts.append(_section("utility", _note("No masked file was given: information loss compares a masked file "

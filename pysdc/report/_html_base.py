@@ -32,6 +32,7 @@ SECTIONS = (
     ("household", "Household risk"),
     ("suda2", "SUDA2: special uniques"),
     ("ldiversity", "l-diversity of the sensitive variables"),
+    ("linkage", "Record linkage"),
     ("utility", "Information loss"),
     ("utility-per-variable", "Information loss per variable"),
     ("plots", "Original against masked: plots"),

@@ -3,14 +3,16 @@
 ``MEASURE_INFO`` (sdcMicro's information-loss measures of the ``pysdc-utility-1`` model: dUtility's
 methods, IL_correl, IL_variables) and ``LITERATURE_INFO`` (the literature's) map a measure to
 ``(call or citation, description)``; both come from the registry's ``description``, ``citation`` and
-``variants`` (:mod:`pysdc._registry`), the one place that says what a measure is.
+``variants`` (:mod:`pysdc._registry`), the one place that says what a measure is. ``LINKAGE_INFO`` (the
+record-linkage measures of the ``pysdc-risk-1`` model) maps each to ``(citation, description, attacker,
+why it does not run on an engine)``.
 """
 
 from __future__ import annotations
 
 from .._registry import by_python_name
 
-__all__ = ["MEASURE_INFO", "LITERATURE_INFO"]
+__all__ = ["MEASURE_INFO", "LITERATURE_INFO", "LINKAGE_INFO"]
 
 _D_UTILITY = by_python_name("d_utility")
 
@@ -24,3 +26,7 @@ MEASURE_INFO = {
 LITERATURE_INFO = {name: (m.citation, m.description) for name, m in
                    ((n, by_python_name(n)) for n in ("il_continuous", "il_categorical", "il_entropy", "hellinger",
                                                      "gsil"))}
+
+#: the record-linkage risk measures the risk model adds (with numeric variables and a masked file)
+LINKAGE_INFO = {name: (m.citation, m.description, m.attacker, m.no_engine) for name, m in
+                ((n, by_python_name(n)) for n in ("nn_linkage", "record_linkage", "prob_linkage"))}

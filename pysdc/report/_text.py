@@ -15,6 +15,7 @@ from .._summaries import (  # noqa: F401  (re-exported: the renderers of single 
     r_number,
     r_round,
 )
+from ._info import LINKAGE_INFO as _LINKAGE_INFO
 from ._info import LITERATURE_INFO as _LITERATURE_INFO
 from ._info import MEASURE_INFO as _MEASURE_INFO
 
@@ -231,6 +232,11 @@ def risk_text(rep: dict) -> str:
         L.append("")
         L.extend(_distance_text(dist_))
         L.extend(_warned(rep, "dRisk", "dRiskRMD"))
+    link = rep.get("linkage")
+    if link is not None:
+        L.append("")
+        L.extend(linkage_text(link))
+        L.extend(_warned(rep, *_LINKAGE_INFO))
     if rep.get("output"):
         L.append("")
         L.append(_wrap(f"Per-record risk written to {rep['output']['path']} ({', '.join(rep['output']['columns'])})"))
@@ -323,4 +329,40 @@ def _distance_text(dr: dict) -> list[str]:
     for name, r in (("dRisk", d), ("dRiskRMD", m)):
         if r["status"] != "ok":
             L.append(_wrap(f"{name}: {r['status']}: {r['error']}"))
+    return L
+
+
+def linkage_text(lk: dict) -> list[str]:
+    """The record-linkage section of the risk text: each measure's numbers, what it is and which attacker."""
+    L = ["Record linkage of the masked continuous variables (identity disclosure; docs/record-linkage.md)"]
+    ms = lk["measures"]
+    if lk.get("masked") is None:  # an engine: nothing computed
+        for name, m in ms.items():
+            L.append(_wrap(f"{name}: {m['status']}: {m['error']}"))
+        return L
+    L.extend(_path_line("MASKED", lk["masked"].get("path", "-"),
+                        f"({lk['masked']['n_records']} records, record i linked back to record i of DATA)"))
+    L.append(_wrap("variables: " + ", ".join(lk["variables"]) + f"; {lk['n_records']} records complete in both files"
+                   + (f" ({lk['n_left_out']} left out for a missing value)" if lk["n_left_out"] else "")))
+    pct = lambda v: "NA" if v is None or v != v else _fmt(100 * v, 4) + " %"  # noqa: E731
+    rows = []
+    nn, rl, pl = ms["nn_linkage"], ms["record_linkage"], ms["prob_linkage"]
+    if nn["status"] == "ok":
+        rows += [["nn_linkage rate", pct(nn["rate"]), f"nearest original is the own one ({nn['distance']})"],
+                 ["nn_linkage rate_second", pct(nn["rate_second"]), "own original nearest or second nearest"]]
+    if rl["status"] == "ok":
+        rows += [["record_linkage correct_match_rate", pct(rl["correct_match_rate"]),
+                  f"{rl['correct_matches']} correct matches ({rl['distance']}); fewest under ties "
+                  f"{rl['correct_matches_min']}"]]
+    if pl["status"] == "ok":
+        rows += [["prob_linkage precision", pct(pl["precision"]),
+                  f"{pl['true_links']} of {pl['linked_pairs']} linked pairs true"],
+                 ["prob_linkage risk", pct(pl["risk"]), "true links over the records"]]
+    if rows:
+        L.append(_table(["measure", "value", "note"], rows, right={1}))
+    for name, m in ms.items():
+        if m["status"] != "ok":
+            L.append(_wrap(f"{name}: {m['status']}: {m['error']}"))
+    for name, (cit, desc, attacker, _) in _LINKAGE_INFO.items():
+        L.append(_wrap(f"{name}: {desc}. The attacker: {attacker} ({cit})."))
     return L

@@ -83,7 +83,7 @@ class NNLinkageResult(_Repr):
         return float(self.rate)
 
 
-@measure(NN_LINKAGE_PARAMS, selects="variables", paired=False, by_name=True,
+@measure(NN_LINKAGE_PARAMS, selects="variables", paired=False, by_name=True, second="y",
          engine="the k-d tree needs both files in memory; pandas handles 1e6 x 5 within 2 GiB")
 def nn_linkage(x, y, vars, *, distance="euclidean", weights=None, standardize="sd", x_id=None, y_id=None,
                block=None, tol=0.0):

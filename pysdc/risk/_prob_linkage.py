@@ -134,7 +134,7 @@ def _edges(name: str, s: pd.Series, bins) -> np.ndarray:
     return e
 
 
-@measure(PROB_LINKAGE_PARAMS, selects="variables", paired=False, by_name=True,
+@measure(PROB_LINKAGE_PARAMS, selects="variables", paired=False, by_name=True, second="y",
          engine="the pattern counts need both files' codes in memory (pandas handles 1e6 x 1e6 with blocking)")
 def prob_linkage(x, y, vars, *, block=None, bins=10, x_id=None, y_id=None, false_link_rate=0.001,
                  false_nonlink_rate=0.05, max_iter=1000, tol=1e-10):

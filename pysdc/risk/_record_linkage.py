@@ -81,7 +81,7 @@ class RecordLinkageResult(_Repr):
         return float(self.correct_match_rate)
 
 
-@measure(RECORD_LINKAGE_PARAMS, selects="variables", paired=False, by_name=True,
+@measure(RECORD_LINKAGE_PARAMS, selects="variables", paired=False, by_name=True, second="y",
          engine="the global one-to-one matching needs the whole n x n distance matrix in memory (O(n^2) memory, "
                 "O(n^3) time); use pysdc.nn_linkage for large files")
 def record_linkage(x, y, vars, *, distance="gower", weights=None, x_id=None, y_id=None, return_matrix=False,
