@@ -56,8 +56,10 @@ from ._methods_suppression import (
     run_local_suppression,
 )
 from ..protect._pram import PramResult, transitions_table
+from ..protect._shuffle import shuffle
 from ._method_roles import ROLES, Roles
 from ._methods_swap import compare_record_swap, record_swap_from_r, record_swap_to_r, run_record_swap
+from ._methods_shuffle import compare_shuffle, run_shuffle, shuffle_from_r, shuffle_to_r
 
 __all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
 
@@ -735,6 +737,19 @@ METHODS: tuple[Method, ...] = (
               "data with <variable>_pram columns, the matrices and the summary are a PramResult.",
         r_seed="random_state", to_r=_pram_to_r, from_r=_pram_from_r, run_case=_run_pram,
         compare_case=_compare_pram,
+    ),
+    Method(
+        python="shuffle", r="shuffle", family="perturbation", native=shuffle,
+        arguments={"data": "obj", "form": "form", "method": "method", "weights": "weights",
+                   "covmethod": "covmethod", "regmethod": "regmethod", "gadp": "gadp", "random_state": None},
+        defaults={"method": "ds", "weights": None, "covmethod": "spearman", "regmethod": "lm", "gadp": True},
+        formals_of="shuffle",
+        notes="random_state=s is R's set.seed(s): the same shuffled values (mvrnorm on R's stream; EGADP draws "
+              "after them); form is formula text; native: method 'ds' with covmethod spearman/pearson and "
+              "regmethod lm; mvn, mlm, ds2, ds_cov, mcd and MM through the bridge. Missing values are imputed from "
+              "the stream first, as sdcMicro. The returned list (shuffled, perturbed, egapd) is a ShuffleResult.",
+        r_seed="random_state", to_r=shuffle_to_r, from_r=shuffle_from_r, run_case=run_shuffle,
+        compare_case=compare_shuffle,
     ),
     Method(
         python="record_swap", r="recordSwap", family="swapping", native=record_swap,

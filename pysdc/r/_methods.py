@@ -37,6 +37,9 @@ def run(entry: Method, values: dict):
         if entry.r == "mafast":  # sdcMicro's measure is an R function
             kwargs = {**kwargs, "measure": _session.call("match.fun", (kwargs["measure"],), {}, package="base",
                                                          as_robject=True)}
+        if entry.r == "shuffle":  # sdcMicro needs a formula object
+            kwargs = {**kwargs, "form": _session.call("as.formula", (kwargs["form"],), {}, package="stats",
+                                                      as_robject=True)}
         if entry.r == "localSupp":  # the worker of the sdcMicroObj/freqCalc methods, with the given risks
             out = _session.call(fun, args, kwargs, package="sdcMicro", internal=True)
         elif entry.r == "pram":  # a data.frame with attributes: the data and the attributes converted apart
