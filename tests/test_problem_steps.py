@@ -9,10 +9,14 @@ import pandas as pd
 import pytest
 
 import pysdc
+import pysdc.r as pr
 from pysdc import protect
 from pysdc._errors import InvalidParameterError
 from pysdc._registry._methods import METHODS
+from pysdc._tolerances import tolerance_for
 from pysdc.problem._steps import STEP_METHODS, bind_step
+
+from _live import sdcmicro_missing_reason
 
 KEYS = ["region", "urbrur", "sex", "age_group", "education"]
 NUMS = ["income", "expenditure", "savings"]
@@ -147,3 +151,43 @@ def test_measures_take_a_protected_problem_as_sdcmicro_takes_its_object(problem,
     assert pysdc.measure_risk(ma).global_risk_er == ma.risk(suda=False).measure_risk.global_risk_er
     assert pysdc.measure_risk(ma).global_risk_er != pysdc.measure_risk(problem).global_risk_er
     assert pysdc.d_utility(ma, method="IL1") == pysdc.d_utility(ma.data[NUMS], ma.manip_data[NUMS], method="IL1")
+
+
+def test_from_problem_refuses_a_step_sdcmicro_cannot_carry(problem):
+    with pytest.raises(InvalidParameterError, match="no sdcMicroObj method"):
+        pr.SdcObj.from_problem(problem.mv_top_coding(random_state=1))
+
+
+def _live_reason():
+    try:
+        import rpy2  # noqa: F401
+    except ImportError:
+        return "rpy2 is not installed"
+    return sdcmicro_missing_reason()
+
+
+@pytest.mark.live
+@pytest.mark.needs_r
+def test_steps_through_sdcmicro_give_the_same_object(problem):
+    """groupAndRename, topBotCoding (top and bottom), localSupp and mafast on the object, in sdcMicro and natively."""
+    why = _live_reason()
+    if why is not None:
+        pytest.skip(f"needs R with sdcMicro: {why}")
+    lv = list(problem.data["region"].cat.categories)
+    q = (problem.group_and_rename(var="region", before=lv[:3], after="R123")
+         .top_bot_coding(column="income", value=8000, replacement=8000)
+         .top_bot_coding(column="savings", value=0, replacement=0, kind="bottom")
+         .local_supp(key_var="education", threshold=0.05)
+         .mafast(aggr=4))
+    r = pr.SdcObj.from_problem(q)
+    mk, mn = r.manip_key_vars, r.manip_num_vars
+    for k in KEYS:
+        assert list(mk[k].cat.categories) == list(q.manip_data[k].cat.categories), k
+        assert mk[k].isna().tolist() == q.manip_data[k].isna().tolist(), k
+        assert mk[k].astype(str).tolist() == q.manip_data[k].astype(str).tolist(), k
+    for v in NUMS:
+        np.testing.assert_array_equal(mn[v].to_numpy(float), q.manip_data[v].to_numpy(float), err_msg=v)
+    assert int(r.local_suppression_info["newSupps"]) == q.steps[3].result.new_supps > 0
+    tol = tolerance_for("measure_risk", "global_risk_er")
+    np.testing.assert_allclose(q.risk(suda=False).measure_risk.global_risk_er, r.risk["global"]["risk_ER"],
+                               rtol=tol.rtol, atol=tol.atol)
