@@ -12,7 +12,9 @@ from scipy import stats
 
 import pysdc
 from pysdc._errors import DegenerateResultWarning, InvalidParameterError
-from pysdc.loss._benchmark import ci_overlap, compare_estimates, gini, weighted_quantile
+from pysdc.loss._ci_overlap import ci_overlap
+from pysdc.loss._compare_estimates import compare_estimates, weighted_quantile
+from pysdc.loss._gini import gini
 
 # ------------------------------------------------------------------ ci_overlap
 

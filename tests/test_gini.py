@@ -21,7 +21,7 @@ import pysdc
 from pysdc._errors import DegenerateResultWarning, InvalidParameterError
 from pysdc._tolerances import tolerance_for
 from pysdc.io import read_table
-from pysdc.loss._benchmark import GiniResult, _gini_replicates, gini, percentile_interval
+from pysdc.loss._gini import GiniResult, _gini_replicates, gini, percentile_interval
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"
 OUT = REF / "outputs" / "gini.json"

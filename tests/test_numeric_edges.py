@@ -153,7 +153,7 @@ def test_fk_overflow_is_sdcmicros_number(bridge):
 # --------------------------------------------------------------------------- compare_estimates, all missing
 
 def test_compare_estimates_warns_on_an_all_missing_variable():
-    from pysdc.loss._benchmark import compare_estimates
+    from pysdc.loss._compare_estimates import compare_estimates
 
     x = pd.DataFrame({"a": [np.nan] * 5, "b": [1.0, 2, 3, 4, 5]})
     with pytest.warns(DegenerateResultWarning, match=r"mean\(a\) \(no record with a value\)"):
@@ -162,7 +162,7 @@ def test_compare_estimates_warns_on_an_all_missing_variable():
 
 
 def test_compare_estimates_warns_per_group():
-    from pysdc.loss._benchmark import compare_estimates
+    from pysdc.loss._compare_estimates import compare_estimates
 
     x = pd.DataFrame({"a": [np.nan, np.nan, 1.0, 2.0], "g": ["p", "p", "q", "q"]})
     with pytest.warns(DegenerateResultWarning, match=r"mean\(a\) for g='p'"):
@@ -170,7 +170,7 @@ def test_compare_estimates_warns_per_group():
 
 
 def test_compare_estimates_quiet_when_defined():
-    from pysdc.loss._benchmark import compare_estimates
+    from pysdc.loss._compare_estimates import compare_estimates
 
     x = pd.DataFrame({"a": [1.0, 2.0, 3.0]})
     with warnings.catch_warnings():

@@ -21,7 +21,7 @@ from pysdc._errors import DegenerateResultWarning, InvalidParameterError
 from pysdc.core.glm import FAMILIES, _glm_setup, _irls, glm_profile, profile_interval, r_approx, r_spline
 from pysdc.core.rformula_lm import model_frame, parse_regression_formula
 from pysdc.io import read_table
-from pysdc.loss._benchmark import ci_overlap
+from pysdc.loss._ci_overlap import ci_overlap
 from pysdc.loss._regression import RegressionComparison, compare_regression, fit_regression
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"

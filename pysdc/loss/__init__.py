@@ -1,10 +1,12 @@
 """Information-loss (utility) measures: sdcMicro's and the literature's."""
 
-from ._benchmark import GiniResult, ci_overlap, compare_estimates, gini
 from ._categorical import CategoricalLossResult, il_categorical
+from ._ci_overlap import ci_overlap
+from ._compare_estimates import compare_estimates
 from ._continuous import ContinuousLossResult, il_continuous
 from ._d_utility import d_utility
 from ._entropy import EntropyRiskResult, entropy, entropy_risk, il_entropy
+from ._gini import GiniResult, gini
 from ._gsil import GSILResult, gsil
 from ._hellinger import hellinger
 from ._il_correl import il_correl

@@ -27,7 +27,7 @@ from .._validation import (
 )
 from ..core.glm import GlmStop, glm_fit, lm_fit
 from ..core.rformula_lm import model_frame, parse_regression_formula
-from ._benchmark import interval_overlap
+from ._ci_overlap import interval_overlap
 
 __all__ = ["compare_regression", "RegressionComparison", "fit_regression", "COMPARE_REGRESSION_PARAMS"]
 
