@@ -240,8 +240,12 @@ def _index_then_uniform(rng: RRandom, n: int, size: int) -> tuple[np.ndarray, np
     uniform that decides between k and its alias).
 
     The uniforms are drawn in blocks; which of them are index attempts depends on the ones before
-    (an accepted attempt is followed by the pair's uniform), so the positions are found by walking
-    the chain of accepted attempts (a loop over the draws on precomputed integer arrays).
+    (an accepted attempt is followed by the pair's uniform). The roles follow a two-state automaton
+    (attempt A, pair uniform U): after a rejected attempt or a pair uniform comes an attempt, after an
+    accepted attempt its uniform. A position right after one whose value would be rejected is therefore
+    always an attempt, and within a run of values that would be accepted the roles alternate A, U, A...:
+    a position is an attempt when its distance to the last "rejected" value before it is odd. Vectorised
+    (no loop over the draws).
     """
     bits = int(math.ceil(math.log2(n))) if n > 1 else 0
     chunks = bits // 16 + 1
@@ -263,18 +267,13 @@ def _index_then_uniform(rng: RRandom, n: int, size: int) -> tuple[np.ndarray, np
         u = rng.unif_rand(m)
         v = np.floor(u * 65536.0).astype(np.int64) & mask
         acc = v < n
-        # nxt[i]: the first accepted attempt at or after i (m where none)
-        idx = np.where(acc, np.arange(m), m)
-        nxt = np.minimum.accumulate(idx[::-1])[::-1].tolist()
-        pos, taken, used = 0, [], 0
-        while len(taken) < need:
-            j = nxt[pos] if pos < m else m
-            if j + 1 >= m:
-                break
-            taken.append(j)
-            pos = j + 2
-            used = pos
-        t = np.asarray(taken, dtype=np.int64)
+        pos = np.arange(m)
+        last_rej = np.maximum.accumulate(np.where(acc, -1, pos))
+        before = np.concatenate(([-1], last_rej[:-1]))  # the last "rejected" position before each one
+        attempt = (pos - before) % 2 == 1
+        t = np.flatnonzero(attempt & acc)
+        t = t[t + 1 < m][:need]  # complete pairs only
+        used = int(t[-1]) + 2 if t.size else 0
         ks[got:got + t.size] = v[t]
         us[got:got + t.size] = u[t + 1]
         got += t.size
