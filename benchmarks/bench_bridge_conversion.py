@@ -40,7 +40,9 @@ def make_frame(n: int, seed: int = 1) -> pd.DataFrame:
 
 
 def main(n: int = 1_000_000) -> None:
-    from pysdc.r import _convert, _session
+    from pysdc.r import _session
+    from pysdc.r._convert_to_py import to_py
+    from pysdc.r._convert_to_r import frame_to_r
 
     t0 = time.perf_counter()
     with _session.LOCK:
@@ -52,10 +54,10 @@ def main(n: int = 1_000_000) -> None:
     for _ in range(3):
         with _session.LOCK:
             t = time.perf_counter()
-            sexp = _convert.frame_to_r(df)
+            sexp = frame_to_r(df)
             to_r.append(time.perf_counter() - t)
             t = time.perf_counter()
-            out = _convert.to_py(sexp)
+            out = to_py(sexp)
             back.append(time.perf_counter() - t)
     assert out.shape == df.shape
     print(f"{n} x {df.shape[1]} mixed frame (1 column of {n} distinct strings):")
@@ -64,10 +66,10 @@ def main(n: int = 1_000_000) -> None:
     small = df.drop(columns="id")
     with _session.LOCK:
         t = time.perf_counter()
-        sexp = _convert.frame_to_r(small)
+        sexp = frame_to_r(small)
         t1 = time.perf_counter() - t
         t = time.perf_counter()
-        _convert.to_py(sexp)
+        to_py(sexp)
         t2 = time.perf_counter() - t
     print(f"{n} x {small.shape[1]} without the all-distinct string column: to R {t1:.3f} s, back {t2:.3f} s")
 

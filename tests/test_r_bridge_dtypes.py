@@ -1,7 +1,7 @@
 """Round trips keep pandas dtypes: a frame sent to R and back has the dtypes it had.
 
 R has one integer, double, logical and character type; the bridge remembers each column's dtype
-on the way out (pysdc.r._convert.DtypeMemo) and gives it back where R kept the type. Needs R and
+on the way out (pysdc.r._convert_memo.DtypeMemo) and gives it back where R kept the type. Needs R and
 rpy2 only (runs in CI).
 """
 

@@ -15,7 +15,7 @@ in its result is sdcMicro's (:mod:`pysdc.r._measures`).
 Generic call
 ------------
 :func:`call` runs any sdcMicro (or other R) function on pandas/NumPy/Python
-values and converts the result back (see :mod:`pysdc.r._convert` for the
+values and converts the result back (see :mod:`pysdc.r._convert_to_r` for the
 table). R objects without a Python counterpart come back as :class:`RObject` handles
 to pass to the next call. :func:`print` returns R's printed text, :func:`formula`
 makes an R formula, :func:`dataset` loads sdcMicro's example data sets.
@@ -128,7 +128,7 @@ def call(fun: str, /, *args, package: str | None = "sdcMicro", as_robject: bool 
     unnamed list -> list, vector -> ndarray (length 1 -> scalar, named -> Series),
     factor -> Categorical, anything else -> :class:`RObject`. Columns of a returned
     data.frame that carry the name of a column sent in this call get that column's
-    pandas dtype back when R kept its type (see :mod:`pysdc.r._convert`).
+    pandas dtype back when R kept its type (see :mod:`pysdc.r._convert_memo`).
 
     Raises
     ------
@@ -260,12 +260,13 @@ def formula(text: str) -> RObject:
     >>> pysdc.r.call("modRisk", sdc, method="default", formulaM=f)                # doctest: +SKIP
     """
     from .._errors import InvalidParameterError
-    from . import _convert, _session
+    from . import _session
+    from ._convert_to_py import handle
 
     if not isinstance(text, str) or "~" not in text:
         raise InvalidParameterError(f"formula takes the text of an R formula containing '~'; got {text!r}.")
     with _session.LOCK:
-        return _convert.handle(_session.formula_sexp(text))
+        return handle(_session.formula_sexp(text))
 
 
 def dataset(name: str):

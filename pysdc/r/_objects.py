@@ -1,7 +1,7 @@
 """Python-side handles for R values (no rpy2 import here, and no import of the bridge).
 
 An :class:`RObject` reads its slots, attributes and components through a small
-protocol, :class:`RAccess`, that the converter (:mod:`pysdc.r._convert`) implements
+protocol, :class:`RAccess`, that the converter (:mod:`pysdc.r._convert_to_py`) implements
 and hands to every handle it makes.
 """
 

@@ -2,8 +2,8 @@
 
 R is started lazily by :mod:`pysdc.r._runtime` (under its lock, which every R
 interaction holds); the bridge's R helper code lives in :mod:`pysdc.r._helpers` and
-conversions in :mod:`pysdc.r._convert`. rpy2's conversion rules are never used
-implicitly: the bridge converts with :mod:`pysdc.r._convert` and, for the rare
+conversions in :mod:`pysdc.r._convert_to_r` / :mod:`pysdc.r._convert_to_py`. rpy2's conversion rules are never used
+implicitly: the bridge converts with them and, for the rare
 robjects use, inside ``localconverter(default_converter)``.
 """
 
@@ -179,11 +179,11 @@ def lookup(fun: str, package, internal: bool = False, display: str = ""):
 
 def _arg_to_r(value, name):
     """One argument of a call: text starting with ``~`` becomes an R formula (see :func:`pysdc.r.call`)."""
-    from . import _convert
+    from ._convert_to_r import to_r
 
     if isinstance(value, str) and value.lstrip().startswith("~"):
         return formula_sexp(value, name)
-    return _convert.to_r(value, name)
+    return to_r(value, name)
 
 
 def formula_sexp(text: str, name="formula"):
@@ -217,7 +217,7 @@ def call_sexp(fun: str, args=(), kwargs=None, package="sdcMicro", internal: bool
     """Call an R function with Python arguments; return the raw R result (Sexp).
 
     ``helper=True``: ``fun`` names one of the bridge's own R helpers (:mod:`pysdc.r._helpers`).
-    ``memo``: a :class:`~pysdc.r._convert.DtypeMemo` that records the dtypes of the columns sent.
+    ``memo``: a :class:`~pysdc.r._convert_memo.DtypeMemo` that records the dtypes of the columns sent.
     Must be used under LOCK by callers that go on using the result.
     """
     kwargs = kwargs or {}
@@ -233,9 +233,9 @@ def call_sexp(fun: str, args=(), kwargs=None, package="sdcMicro", internal: bool
             else:
                 f, found = lookup(fun, package, internal, describe_call(fun, package, args, kwargs))
             display = describe_call(fun, found, args, kwargs)
-            from . import _convert
+            from ._convert_memo import recording
 
-            with _convert.recording(memo):
+            with recording(memo):
                 values = [_arg_to_r(a, f"argument {i + 1}") for i, a in enumerate(args)]
                 values += [_arg_to_r(v, k) for k, v in kwargs.items()]
             arglist = ri.ListSexpVector(values)
@@ -276,30 +276,31 @@ def call_sexp(fun: str, args=(), kwargs=None, package="sdcMicro", internal: bool
 def call(fun: str, args=(), kwargs=None, package="sdcMicro", as_robject: bool = False, internal=False,
          helper: bool = False, memo=None):
     """Call and convert; columns of returned data.frames get the dtypes of the columns sent
-    (plus those of ``memo``, a :class:`~pysdc.r._convert.DtypeMemo`) back."""
+    (plus those of ``memo``, a :class:`~pysdc.r._convert_memo.DtypeMemo`) back."""
     with LOCK:
         start()  # before importing the converter (which imports rpy2)
-        from . import _convert
+        from ._convert_memo import DtypeMemo, applying
+        from ._convert_to_py import handle, to_py
 
-        sent = _convert.DtypeMemo()
+        sent = DtypeMemo()
         sexp = call_sexp(fun, args, kwargs, package, internal=internal, helper=helper, memo=sent)
         # the dtypes of handles' own memories (an SdcObj's data...) travel on too
         for a in (*args, *kwargs.values()):
             known = getattr(a, "_dtypes", None)
-            if isinstance(known, _convert.DtypeMemo):
+            if isinstance(known, DtypeMemo):
                 sent = sent.merged(known)
         memo = sent.merged(memo)
-        with _convert.applying(memo):
+        with applying(memo):
             if as_robject:
-                return _convert.handle(sexp)
-            return _convert.to_py(sexp)
+                return handle(sexp)
+            return to_py(sexp)
 
 
 def to_python(sexp, scalar=True):
-    from . import _convert
+    from ._convert_to_py import to_py
 
     with LOCK:
-        return _convert.to_py(sexp, scalar=scalar)
+        return to_py(sexp, scalar=scalar)
 
 
 def r_versions() -> dict:
