@@ -191,3 +191,10 @@ def test_steps_through_sdcmicro_give_the_same_object(problem):
     tol = tolerance_for("measure_risk", "global_risk_er")
     np.testing.assert_allclose(q.risk(suda=False).measure_risk.global_risk_er, r.risk["global"]["risk_ER"],
                                rtol=tol.rtol, atol=tol.atol)
+    # and back: the original data holding sdcMicro's manipulated data
+    back = r.to_problem(data="protected")
+    assert set(back.steps[0].variables) == {"region", "education", "income", "savings", "expenditure"}
+    np.testing.assert_allclose(back.risk(suda=False).measure_risk.global_risk_er, r.risk["global"]["risk_ER"],
+                               rtol=tol.rtol, atol=tol.atol)
+    np.testing.assert_allclose(back.utility().results["d_utility.IL1"], r.utility["il1"],
+                               rtol=tolerance_for("d_utility", "IL1").rtol)

@@ -26,7 +26,8 @@ from .._registry._methods import METHODS, Method
 from ..risk import measure_risk
 from ._spec import as_sdc_keys
 
-__all__ = ["Step", "STEP_METHODS", "step_signature", "bind_step", "apply_step", "attach_steps", "r_value"]
+__all__ = ["Step", "STEP_METHODS", "step_signature", "bind_step", "apply_step", "attach_steps", "r_value",
+           "protected_problem"]
 
 #: the methods that run as steps of a problem (those with roles in the registry), by Python name
 STEP_METHODS: dict[str, Method] = {m.python: m for m in METHODS if m.roles is not None}
@@ -62,7 +63,9 @@ class Step:
 
     def r_call(self) -> str:
         """The step as an R line on an sdcMicroObj (``sdc <- localSuppression(sdc, k = 3)``)."""
-        m = STEP_METHODS[self.method]
+        m = STEP_METHODS.get(self.method)
+        if m is None:  # manipulated data that came from elsewhere (protected_problem)
+            return f"# {self.r}"
         parts = []
         for name, value in self.arguments.items():
             r_name = m.arguments.get(name, name)
@@ -304,6 +307,28 @@ def _new_values(res, where: str, variables: list, problem) -> pd.DataFrame:
     if where == "pram":
         return pd.DataFrame({v: res.data[f"{v}_pram"].array for v in variables}, index=res.data.index)
     raise InvalidParameterError(f"unknown result kind {where!r} in the registry.")  # pragma: no cover
+
+
+def protected_problem(problem, manip, *, source: str):
+    """``problem`` holding ``manip`` as its manipulated data, from elsewhere (e.g. sdcMicro's ``extractManipData``).
+
+    The history is one step named ``source`` (sdcMicro's object does not keep its methods); the variables changed
+    are those of the specification whose values differ.
+    """
+    manip = problem._masked(manip)
+    changed = []
+    for v in [*problem.key_vars, *problem.num_vars, *(c for c in manip.columns if c not in problem.variables)]:
+        if v not in problem.data.columns or v not in manip.columns:
+            continue
+        a = problem.sdc_data[v].astype(object).to_numpy()
+        b = manip[v].astype(object).to_numpy()
+        na_a, na_b = pd.isna(a), pd.isna(b)
+        if (na_a != na_b).any() or (a[~na_a].astype(str) != b[~na_b].astype(str)).any():
+            changed.append(v)
+    roles = tuple(_roles_of(problem, v) for v in changed)
+    remeasured = tuple(dict.fromkeys("numeric" if r == "numeric" else "risk" for r in roles))
+    step = Step(method="external", r=source, arguments={}, variables=tuple(changed), roles=roles, remeasured=remeasured)
+    return problem._stepped(as_sdc_keys(manip, problem.key_vars, collation=problem.collation), step)
 
 
 # =============================================================================

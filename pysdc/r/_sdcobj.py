@@ -15,6 +15,7 @@ from .._errors import InvalidParameterError
 from .._registry._methods import method_by_python_name
 from ..io import as_frame
 from ..problem import SdcProblem, _validate
+from ..problem._steps import protected_problem
 from . import _session
 from ._objects import RObject
 
@@ -381,13 +382,18 @@ class SdcObj:
 
         Parameters
         ----------
-        data : {"original", "manipulated"}
+        data : {"original", "manipulated", "protected"}
             The problem's data: ``orig_data`` (default; the masked file is then
-            ``manip_data``, e.g. ``p.compare(sdc.manip_data)``) or ``manip_data`` (the risk of the
-            masked file, as sdcMicro's ``risk`` slot reports it).
+            ``manip_data``, e.g. ``p.compare(sdc.manip_data)``), ``manip_data`` (the risk of the
+            masked file, as sdcMicro's ``risk`` slot reports it), or ``"protected"``: the original data holding
+            ``manip_data`` as its manipulated data (``problem.risk()`` measures it, ``problem.utility()`` compares
+            the two; the history is one step, as sdcMicro's object does not keep its methods).
         """
-        if data not in ("original", "manipulated"):
-            raise InvalidParameterError(f"data must be 'original' or 'manipulated'; got {data!r}.")
-        frame = self.orig_data if data == "original" else self.manip_data
+        if data not in ("original", "manipulated", "protected"):
+            raise InvalidParameterError(f"data must be 'original', 'manipulated' or 'protected'; got {data!r}.")
+        frame = self.manip_data if data == "manipulated" else self.orig_data
         spec = self.specification
-        return SdcProblem(frame, spec.pop("key_vars"), **spec)
+        problem = SdcProblem(frame, spec.pop("key_vars"), **spec)
+        if data == "protected":  # the original data holding sdcMicro's manipulated data (one step: the object)
+            problem = protected_problem(problem, self.manip_data, source="sdcMicroObj (extractManipData)")
+        return problem
