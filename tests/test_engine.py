@@ -434,7 +434,7 @@ def test_il_variables_nominal_and_scans(tmp_path):
                                   ("num_zeros", "num_zeros_m"), ("mix300", "mix300_m")])
 def test_utility_engine_shares_passes_and_gives_pandas_numbers(pair, monkeypatch):
     """pysdc utility --engine: the five measures' plans share their passes; the numbers are pandas'."""
-    from pysdc.engine import _loss
+    from pysdc.engine._utility import utility_engine
 
     x, xm = _input(pair[0]), _input(pair[1])
     cols = [c for c in x.columns if c in xm.columns]
@@ -448,14 +448,16 @@ def test_utility_engine_shares_passes_and_gives_pandas_numbers(pair, monkeypatch
     con = duckdb.connect()
     rx, rm = con.from_df(x), con.from_df(xm)
     queries = []
-    real = _loss._agg
-    monkeypatch.setattr(_loss, "_agg", lambda t, exprs: queries.append(len(exprs)) or real(t, exprs))
-    got = _quiet(_loss.utility_engine, rx, rm, numeric)
+    from pysdc.engine import _passes
+
+    real = _passes._agg
+    monkeypatch.setattr(_passes, "_agg", lambda t, exprs: queries.append(len(exprs)) or real(t, exprs))
+    got = _quiet(utility_engine, rx, rm, numeric)
     rounds = 3 if x[numeric].isna().any().any() else 2  # the third: pairwise-complete covariances
     # by position: the moments of each side on its own, then one pass over the paired records
     assert len(queries) == 2 * rounds + 1, queries
     queries.clear()
-    by_id = _quiet(_loss.utility_engine, pysdc.scan(con.from_df(x.assign(pid=np.arange(len(x)))), id="pid"),
+    by_id = _quiet(utility_engine, pysdc.scan(con.from_df(x.assign(pid=np.arange(len(x)))), id="pid"),
                    pysdc.scan(con.from_df(xm.assign(pid=np.arange(len(xm)))), id="pid"), numeric)
     # by id: everything on the joined records, but IL_correl, which takes each side's own records (2 rounds each)
     correl_rounds = 0 if isinstance(got["il_correl"], pysdc.InvalidParameterError) else 4
@@ -479,7 +481,7 @@ def test_utility_engine_shares_passes_and_gives_pandas_numbers(pair, monkeypatch
 
 def test_il_variables_ordinal_declared_on_duckdb_enum():
     """An engine cannot see that a category is ordered; declared ordinal, a DuckDB ENUM gives pandas' rank distance."""
-    from pysdc.engine import _loss
+    from pysdc.engine._utility import utility_engine
 
     x, xm = _input("mix300"), _input("mix300_m")
     cols = ["income", "score", "edu", "region"]
@@ -491,7 +493,7 @@ def test_il_variables_ordinal_declared_on_duckdb_enum():
     got = _quiet(pysdc.il_variables, rx, rm, scales={"edu": "ordinal"})
     _close(ref.value, got.value)
     _close(ref.per_variable.to_numpy(), got.per_variable[ref.per_variable.index].to_numpy())
-    both = _quiet(_loss.utility_engine, rx, rm, ["income", "score"], {"edu": "ordinal"})
+    both = _quiet(utility_engine, rx, rm, ["income", "score"], {"edu": "ordinal"})
     _close(ref.value, both["il_variables"].value)
     nominal = _quiet(pysdc.il_variables, rx, rm)  # undeclared: nominal, as the README says
     assert nominal.per_variable["edu"] != got.per_variable["edu"]
@@ -499,7 +501,7 @@ def test_il_variables_ordinal_declared_on_duckdb_enum():
 
 def test_il_variables_ordinal_declared_on_text_and_number_columns(tmp_path):
     """Declared ordinal on a column that is not an ENUM: pandas' levels (the sorted values observed in x or xm)."""
-    from pysdc.engine import _loss
+    from pysdc.engine._utility import utility_engine
 
     x, xm = ordinal_pair()
     cols = ["edu", "score", "size"]
@@ -513,7 +515,7 @@ def test_il_variables_ordinal_declared_on_text_and_number_columns(tmp_path):
         got = _quiet(pysdc.il_variables, rx, rm, scales=ORDINAL_SCALES)
         _close(ref.per_variable.to_numpy(), got.per_variable[ref.per_variable.index].to_numpy())
         _close(ref.value, got.value)
-        both = _quiet(_loss.utility_engine, rx, rm, ["score"], ORDINAL_SCALES)
+        both = _quiet(utility_engine, rx, rm, ["score"], ORDINAL_SCALES)
         _close(ref.value, both["il_variables"].value)
     # a one-level column declared ordinal: NaN with pandas' warning (levels - 1 = 0)
     with pytest.warns(pysdc.DegenerateResultWarning, match="one-level") as rec_ref:

@@ -112,7 +112,7 @@ def test_loss_on_spark_equals_pandas(spark):
     _close(_quiet(pysdc.il_variables, x, xm, scales=scales).value,
            _quiet(pysdc.il_variables, sx, sm, scales=scales).value)
     # pysdc utility --engine spark: the five measures with shared passes give the same numbers
-    from pysdc.engine._loss import utility_engine
+    from pysdc.engine._utility import utility_engine
 
     both = _quiet(utility_engine, sx, sm, list(x.columns), scales)
     for method in ("IL1", "IL1s", "eigen"):

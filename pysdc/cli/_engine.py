@@ -16,9 +16,9 @@ import numpy as np
 from .._errors import InvalidParameterError
 from .._progress import peak_rss, stage, watch
 from .._selection import default_variables
-from ..engine._loss import utility_engine
 from ..engine._risk import combinations_in_engine, writing_individual
 from ..engine._tables import SRC, scan
+from ..engine._utility import utility_engine
 from ..io import atomic_output, check_output, read_header, sigterm_as_exception
 from ..problem import engine_risk_model, engine_utility_model, utility_columns
 from ..report import risk_text, utility_text

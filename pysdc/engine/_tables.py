@@ -1,6 +1,6 @@
 """Tables of an engine: a DuckDB relation, a Spark DataFrame or a lazy scan of files, behind one interface.
 
-The measures (:mod:`pysdc.engine._risk`, :mod:`pysdc.engine._loss`) write their reductions as SQL
+The measures (:mod:`pysdc.engine._risk`, :mod:`pysdc.engine._utility` and its siblings) write their reductions as SQL
 over a table named ``pysdc_src`` in the subset of SQL that DuckDB and Spark SQL share; a backend
 runs them on its engine and brings back the (small) result as pandas. Neither DuckDB nor PySpark
 is imported before one of their objects (or a scan) is met.

@@ -32,7 +32,7 @@ from ..core.eigen import (
 )
 from ..core.mcd import cov_mcd
 from ..core.rrandom import as_rrandom
-from ..engine._loss import d_utility_engine
+from ..engine._d_utility import d_utility_engine
 from ._frames import NUMERIC_CLASSES, column_names, describe_cause, numeric_matrix
 
 __all__ = ["d_utility", "D_UTILITY_PARAMS"]

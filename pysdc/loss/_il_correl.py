@@ -16,7 +16,7 @@ from .._results import ILCorrelResult
 from .._types import r_class
 from .._validation import Frame, Options, user_stacklevel
 from ..core.correl import complete_cor, correl_variables, r_solve_inverse
-from ..engine._loss import il_correl_engine
+from ..engine._il_correl import il_correl_engine
 from ._frames import describe_cause, numeric_matrix
 
 __all__ = ["il_correl", "IL_CORREL_PARAMS"]

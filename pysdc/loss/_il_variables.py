@@ -17,7 +17,7 @@ from .._results import ILVariablesResult
 from .._types import as_float, r_class
 from .._validation import Frame, MappingOf, user_stacklevel, warn_if_unaligned
 from ..core.ilvariables import il_variables_from_sums, il_variables_kind
-from ..engine._loss import il_variables_engine
+from ..engine._il_variables import il_variables_engine
 from ._frames import show_names
 
 __all__ = ["il_variables", "IL_VARIABLES_PARAMS"]
