@@ -16,7 +16,7 @@ from pysdc.io import read_table
 KEYS = "region,urbrur,sex,age_group,education"
 FLAGS = ["--keys", KEYS, "--numeric", "income,expenditure,savings", "--weight", "weight", "--hid", "hid"]
 RECIPE = {"steps": [{"method": "localSuppression", "k": 3},
-                    {"method": "microaggregation", "aggr": 3},
+                    {"microaggregation": {"aggr": 3, "method": "mdav"}},  # a method's own 'method' argument
                     {"pram": {"random_state": 1}},
                     {"method": "add_noise", "arguments": {"variables": ["income"], "noise": 50, "random_state": 2}}]}
 
@@ -62,7 +62,7 @@ def test_writes_the_protected_file(tmp_path, capsys, expected, ext):
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir())  # no temporary file left
     if report:
         text = report.read_text()
-        assert 'id="steps"' in text and "microaggregation(sdc, aggr = 3)" in text
+        assert 'id="steps"' in text and "microaggregation(sdc, aggr = 3, method = " in text
 
 
 def test_json_summary_and_yaml(tmp_path, capsys, expected):
@@ -85,6 +85,9 @@ def test_json_summary_and_yaml(tmp_path, capsys, expected):
     ({"steps": []}, "non-empty list"),
     ({"steps": [{"method": "globalRecode", "column": "age"}]}, "missing a required argument: 'breaks'"),
     ("{not json", "not valid JSON"),
+    ({"steps": [{"method": "localSuppression", "k": "three"}]}, "local_suppression: k"),
+    ({"steps": [{"addNoise": {"noise": -5}}]}, "add_noise: noise"),
+    ({"steps": [{"microaggregation": {"method": "nonsense"}}]}, "microaggregation: method"),
 ])
 def test_bad_recipe_is_refused_before_any_work(tmp_path, capsys, steps, message):
     out = tmp_path / "o.parquet"

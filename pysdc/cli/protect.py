@@ -11,6 +11,9 @@ arguments::
         {"method": "pram", "variables": ["hsize"], "random_state": 1}
     ]}
 
+A method with an argument named ``method`` (microaggregation, add_noise, global_recode) takes it in the forms
+``{"microaggregation": {"method": "mdav"}}`` or ``{"method": "microaggregation", "arguments": {"method": "mdav"}}``.
+
 Every step is checked before any data is read (an unknown method or argument: ``pysdc: error:``, exit 2); the
 variables and values are checked by the methods, and nothing is written unless every step succeeded.
 """
@@ -25,6 +28,7 @@ import pandas as pd
 
 from .._errors import InvalidParameterError
 from .._registry._methods import METHODS
+from .._validation import Columns, Frame
 from ..io import atomic_output, check_output, read_header, write_table
 from ..problem import SdcProblem, write_report
 from ..problem._steps import STEP_METHODS, bind_step
@@ -128,10 +132,27 @@ def parse_recipe(obj) -> list[tuple[str, dict]]:
             raise InvalidParameterError(f"recipe: step {i} names no method (\"method\": ...).")
         name = _method_name(name)
         try:
-            out.append((name, bind_step(name, (), args)))
+            bound = bind_step(name, (), args)
+            _check_values(name, bound)
         except InvalidParameterError as exc:
             raise InvalidParameterError(f"recipe: step {i}: {exc}") from None
+        out.append((name, bound))
     return out
+
+
+def _check_values(name: str, bound: dict) -> None:
+    """The values whose constraints do not depend on the data (numbers, options, seeds), before the data are read."""
+    params = STEP_METHODS[name].params
+    for arg, value in bound.items():
+        c = params.get(arg)
+        if c is None or isinstance(c, (Columns, Frame)):
+            continue  # columns are checked against the data, by the method
+        try:
+            c.check(arg, value, bound)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"{name}: {exc}") from None
+        except (KeyError, TypeError, AttributeError):  # a constraint that reads other values: checked by the method
+            continue
 
 
 def read_recipe(path: str) -> list[tuple[str, dict]]:
