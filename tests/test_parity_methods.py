@@ -155,3 +155,19 @@ def test_bridge_runs_the_method_cases(case, bridge):
         pytest.xfail(div["reason"])
     out = _parity.check_case(case, bridge, ROOT, [], "live")
     assert out.status == "passed", out.message
+
+
+def test_a_text_columns_missing_value_is_the_same_through_the_bridge():
+    """None in an object column (pysdc) and NaN in the bridge's str column are the same missing value: the other
+    columns count as unchanged; a changed text value still does not (the live eusilc cases of globalRecode and
+    topBotCoding failed on this before)."""
+    import numpy as np
+    import pandas as pd
+
+    from pysdc._registry._methods import _unchanged
+
+    before = pd.DataFrame({"v": [1.0, 2, 3], "t": pd.Series(["a", None, "b"], dtype=object)})
+    after = before.assign(v=[9.0, 9, 9], t=pd.Series(["a", np.nan, "b"], dtype="str"))
+    assert _unchanged(before, after, "v")
+    assert not _unchanged(before, after.assign(t=pd.Series(["a", "x", "b"], dtype="str")), "v")
+    assert not _unchanged(before, after.assign(t=pd.Series(["a", None, "c"], dtype=object)), "v")
