@@ -43,8 +43,12 @@ from ..protect import (
 )
 from ..protect._microaggregation import MicroaggregationResult
 from ..protect._noise import AddNoiseResult
+from ..protect._pram import PramResult, transitions_table
+from ..protect._shuffle import shuffle
 from ..protect._suppression import local_supp, local_suppression
 from ..protect._swap import record_swap
+from ._method_roles import ROLES, Roles
+from ._methods_shuffle import compare_shuffle, run_shuffle, shuffle_from_r, shuffle_to_r
 from ._methods_suppression import (
     compare_local_supp,
     compare_local_suppression,
@@ -55,11 +59,7 @@ from ._methods_suppression import (
     run_local_supp,
     run_local_suppression,
 )
-from ..protect._pram import PramResult, transitions_table
-from ..protect._shuffle import shuffle
-from ._method_roles import ROLES, Roles
 from ._methods_swap import compare_record_swap, record_swap_from_r, record_swap_to_r, run_record_swap
-from ._methods_shuffle import compare_shuffle, run_shuffle, shuffle_from_r, shuffle_to_r
 
 __all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
 
