@@ -85,8 +85,8 @@ def main() -> None:
                                           text=True, check=True).stdout)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                py = {"shuffle": timed(lambda: shuffle(x, "y1 + y2 ~ c + f", random_state=1), a.repeats),
-                      "rank_swap": timed(lambda: rank_swap(x, ["y1", "y2"], seed=1), a.repeats)}
+                py = {"shuffle": timed(lambda x=x: shuffle(x, "y1 + y2 ~ c + f", random_state=1), a.repeats),
+                      "rank_swap": timed(lambda x=x: rank_swap(x, ["y1", "y2"], seed=1), a.repeats)}
             for k in ("shuffle", "rank_swap"):
                 rows.append((n, k, r[k], py[k]))
     print("| N | method | sdcMicro 5.8.0 (s) | pysdc (s) | ratio |")
