@@ -760,21 +760,6 @@ METHODS: tuple[Method, ...] = (
         compare_case=compare_shuffle,
     ),
     Method(
-        python="record_swap", r="recordSwap", family="swapping", native=record_swap,
-        arguments={"data": "data", "hid": "hid", "hierarchy": "hierarchy", "similar": "similar",
-                   "swaprate": "swaprate", "risk": "risk", "risk_threshold": "risk_threshold",
-                   "k_anonymity": "k_anonymity", "risk_variables": "risk_variables", "carry_along": "carry_along",
-                   "return_swapped_id": "return_swapped_id", "seed": "seed"},
-        defaults={"swaprate": 0.05, "risk": None, "risk_threshold": 0, "k_anonymity": 3, "risk_variables": None,
-                  "carry_along": None, "return_swapped_id": False, "seed": None},
-        formals_of="recordSwap.default",
-        notes="seed is sdcMicro's own (its C++ std::mt19937), not set.seed; natively it seeds pysdc's generator, "
-              "so the households swapped differ from sdcMicro's for the same seed (listed divergence); the "
-              "number swapped, the hierarchy, similarity and risk rules are sdcMicro's. The bridge writes "
-              "sdcMicro's log file to the temporary directory.",
-        to_r=record_swap_to_r, from_r=record_swap_from_r, run_case=run_record_swap, compare_case=compare_record_swap,
-    ),
-    Method(
         python="local_suppression", r="localSuppression", family="suppression", native=local_suppression,
         arguments={"data": "obj", "key_vars": "keyVars", "k": "k", "importance": "importance", "combs": "combs",
                    "strata_vars": "strataVars", "alpha": "alpha", "combs_importance": None},

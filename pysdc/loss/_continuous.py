@@ -17,6 +17,7 @@ import pandas as pd
 import scipy.linalg
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
+from .._foreign import measure
 from .._results import _Repr
 from .._types import r_class
 from .._validation import (
@@ -26,7 +27,6 @@ from .._validation import (
     _show,
     same_columns,
     user_stacklevel,
-    validate_params,
     warn_if_unaligned,
 )
 
@@ -335,7 +335,7 @@ def _continuous_kernel(X, XM, *, max_variation, cov_divisor, component_weights):
 
 
 # ------------------------------------------------------------------ public function
-@validate_params(IL_CONTINUOUS_PARAMS)
+@measure(IL_CONTINUOUS_PARAMS, selects="numeric", by_name=True)
 def il_continuous(
     x: pd.DataFrame | np.ndarray,
     xm: pd.DataFrame | np.ndarray,

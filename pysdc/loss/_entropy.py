@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
+from .._foreign import measure
 from .._results import EntropyResult, ILEntropyResult, _Repr
-from .._validation import Columns, Constraint, Frame, _show, validate_params
+from .._validation import Columns, Constraint, Frame, _show
 from ._categorical import code_column, joint_codes
 from ._continuous import degenerate, paired_frames
 
@@ -55,7 +56,7 @@ ENTROPY_PARAMS = {"data": Frame()}
 IL_ENTROPY_PARAMS = {"x": Frame(), "xm": Frame()}
 
 
-@validate_params(ENTROPY_PARAMS)
+@measure(ENTROPY_PARAMS)
 def entropy(data: pd.DataFrame) -> EntropyResult:
     r"""Shannon entropy of each variable's frequency distribution (natural log).
 
@@ -110,7 +111,7 @@ def entropy(data: pd.DataFrame) -> EntropyResult:
     return EntropyResult(per_variable=pd.Series(out, dtype=np.float64, name="entropy"), n=int(data.shape[0]))
 
 
-@validate_params(IL_ENTROPY_PARAMS)
+@measure(IL_ENTROPY_PARAMS, selects="variables", by_name=True, paired=False)
 def il_entropy(x: pd.DataFrame, xm: pd.DataFrame) -> ILEntropyResult:
     r"""Entropy-based information loss per variable: ``|H(xm) - H(x)|`` (Torra and Carlson, 2013).
 
@@ -238,7 +239,7 @@ class EntropyRiskResult(_Repr):
         return float(self.value)
 
 
-@validate_params(ENTROPY_RISK_PARAMS)
+@measure(ENTROPY_RISK_PARAMS)
 def entropy_risk(data: pd.DataFrame, key_vars, *, w1: float, w2: float) -> EntropyRiskResult:
     r"""Shlomo--Antal--Elliot's entropy-based disclosure risk ``R(F, w1, w2)`` of the key table.
 

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._foreign import measure
 from .._results import _Repr
 from .._types import r_class
-from .._validation import Frame, Options, validate_params
+from .._validation import Frame, Options
 from ._categorical import Transition, _ebil_pril, code_pair
 from ._continuous import ContinuousLossResult, IntAtLeast, OptionalPositive, degenerate, il_continuous, paired_frames
 from ._entropy import entropy_of_counts
@@ -91,7 +92,7 @@ class GSILResult(_Repr):
         return float(self.value)
 
 
-@validate_params(GSIL_PARAMS)
+@measure(GSIL_PARAMS, selects="variables", by_name=True)
 def gsil(
     x: pd.DataFrame,
     xm: pd.DataFrame,

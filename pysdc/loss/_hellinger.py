@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
+from .._foreign import measure
 from .._results import HellingerResult
 from .._types import r_class
-from .._validation import Frame, validate_params
+from .._validation import Frame
 from ._categorical import code_pair
 from ._continuous import IntAtLeast, degenerate, paired_frames
 
@@ -60,7 +61,7 @@ def binned_counts(a: np.ndarray, b: np.ndarray, bins: int) -> tuple[np.ndarray, 
     return ca, cb
 
 
-@validate_params(HELLINGER_PARAMS)
+@measure(HELLINGER_PARAMS, selects="variables", by_name=True, paired=False)
 def hellinger(x: pd.DataFrame, xm: pd.DataFrame, *, bins: int = 10) -> HellingerResult:
     r"""Hellinger distance between each variable's distribution in ``x`` and in ``xm``.
 

@@ -84,7 +84,7 @@ class SdcObj:
     orig_data, manip_data : pandas.DataFrame
         The original data (slot ``origData``) and the data with every manipulation applied
         (sdcMicro's ``extractManipData``). Columns keep the pandas dtypes of the data given to
-        :meth:`create` where R kept their type (see :mod:`pysdc.r._convert`).
+        :meth:`create` where R kept their type (see :mod:`pysdc.r._convert_memo`).
     manip_key_vars, manip_num_vars, manip_pram_vars : pandas.DataFrame or None
         The manipulated variables (slots ``manipKeyVars``, ``manipNumVars``, ``manipPramVars``).
     risk, original_risk : dict
@@ -225,7 +225,7 @@ class SdcObj:
 
     @property
     def _dtypes(self):
-        """The dtype memory of the data the object was created from (see :mod:`pysdc.r._convert`)."""
+        """The dtype memory of the data the object was created from (see :mod:`pysdc.r._convert_memo`)."""
         return self._handle._dtypes
 
     def slot(self, name: str):

@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 
 from .._errors import AlignmentWarning, DegenerateResultWarning, InvalidParameterError
+from .._foreign import measure
 from .._results import DRiskResult, _Repr
 from .._types import r_class
-from .._validation import Frame, Interval, RandomState, user_stacklevel, validate_params
+from .._validation import Frame, Interval, RandomState, user_stacklevel
 from ..core.distance import d_risk_rmd_core, r_col_means, r_scale, sdid_at_risk
 
 __all__ = ["d_risk", "d_risk_rmd", "DRiskRMDResult", "D_RISK_PARAMS", "D_RISK_RMD_PARAMS"]
@@ -123,7 +124,7 @@ def _same_rows(x: pd.DataFrame, xm: pd.DataFrame, func: str) -> None:
 # ----------------------------------------------------------------------------- d_risk
 
 
-@validate_params(D_RISK_PARAMS)
+@measure(D_RISK_PARAMS, selects="numeric")
 def d_risk(x: pd.DataFrame | np.ndarray, xm: pd.DataFrame | np.ndarray, *, k: float = 0.05) -> DRiskResult:
     """Share of records whose original values all lie near their masked values (SDID).
 
@@ -302,7 +303,7 @@ def _robust_cov(Xs: np.ndarray, random_state) -> np.ndarray:
         ) from None
 
 
-@validate_params(D_RISK_RMD_PARAMS)
+@measure(D_RISK_RMD_PARAMS, selects="numeric")
 def d_risk_rmd(
     x: pd.DataFrame | np.ndarray,
     xm: pd.DataFrame | np.ndarray,
