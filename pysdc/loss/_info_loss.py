@@ -183,13 +183,15 @@ def _codes(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, np.ndarray, Callable
         dtype = both.dtype
 
         def decode(c):
-            vals = pd.Series(levels.take(np.maximum(c, 0)), dtype=levels.dtype)
-            if not (c < 0).any():
-                return vals.astype(dtype)
+            missing = c < 0
+            if not missing.any():
+                return pd.Series(levels.take(c), dtype=levels.dtype).astype(dtype)
             target = ("Float64" if pd.api.types.is_float_dtype(dtype)
                       else "Int64" if pd.api.types.is_integer_dtype(dtype) else object)
-            vals = vals.astype(target)
-            vals[c < 0] = None
+            if len(levels) == 0:  # the variable is missing throughout: no level to take
+                return pd.Series([None] * len(c), dtype=target)
+            vals = pd.Series(levels.take(np.maximum(c, 0)), dtype=levels.dtype).astype(target)
+            vals[missing] = None
             return vals
     return np.asarray(ca, dtype=np.int64), np.asarray(cb, dtype=np.int64), decode
 
