@@ -3,7 +3,8 @@
 Native measures (no R needed)
 -----------------------------
 Information loss as sdcMicro computes it: :func:`d_utility`, :func:`il_correl`,
-:func:`il_variables`; as the literature defines it (native only): :func:`il_continuous`,
+:func:`il_variables`, and for targeted record swapping :func:`info_loss` (sdcMicro's infoLoss);
+as the literature defines it (native only): :func:`il_continuous`,
 :func:`il_categorical`, :func:`hellinger`, :func:`entropy`, :func:`il_entropy`, :func:`gsil`.
 Disclosure risk: :func:`freq_calc`, :func:`indiv_risk`, :func:`measure_risk`,
 :func:`ldiversity`; the handbook's toolbox: :func:`suda2` (special uniques),

@@ -158,7 +158,7 @@ def test_compare_estimates_warns_on_an_all_missing_variable():
     x = pd.DataFrame({"a": [np.nan] * 5, "b": [1.0, 2, 3, 4, 5]})
     with pytest.warns(DegenerateResultWarning, match=r"mean\(a\) \(no record with a value\)"):
         t = compare_estimates(x, x, ["mean(a)", "mean(b)"])
-    assert np.isnan(t.loc[0, "estimate_x"]) and t.loc[1, "estimate_x"] == 3.0
+    assert np.isnan(t.table.loc[0, "estimate_x"]) and t.table.loc[1, "estimate_x"] == 3.0
 
 
 def test_compare_estimates_warns_per_group():

@@ -19,9 +19,9 @@ import pytest
 import pysdc
 from pysdc._registry import MEASURES
 from pysdc._results import _Repr
+from pysdc._summaries import higher_risk, measure_risk_summary
 from pysdc._tolerances import CLOSED_FORM
 from pysdc.io import read_table
-from pysdc._summaries import higher_risk, measure_risk_summary
 from pysdc.report._text import r_format, r_number, r_round
 
 REF = Path(__file__).resolve().parent.parent / "r_reference"

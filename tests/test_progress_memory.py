@@ -18,8 +18,8 @@ pq = pytest.importorskip("pyarrow.parquet")
 from pysdc import _progress  # noqa: E402
 from pysdc._errors import InvalidParameterError  # noqa: E402
 from pysdc._progress import Progress, stage  # noqa: E402
-from pysdc.cli import main  # noqa: E402
 from pysdc.cli import _engine as _cli  # noqa: E402
+from pysdc.cli import main  # noqa: E402
 
 
 def _parquet(path, n, *, seed=1, levels=(1000, 1000, 100)):

@@ -16,8 +16,8 @@ import pytest
 
 import pysdc
 from pysdc import SdcProblem
-from pysdc.cli import main
 from pysdc._format import fmt
+from pysdc.cli import main
 from pysdc.problem import html_report
 from pysdc.report import SDCMICRO_REFERENCE, SECTIONS
 

@@ -167,7 +167,7 @@ def cut_labels(breaks: np.ndarray, *, include_lowest: bool = False, dig_lab: int
     ok = False
     for dig in range(dig_lab, max(12, dig_lab) + 1):
         it = iter(nonfinite)
-        ch = [("%.*g" % (dig, v)) if f else next(it) for v, f in zip(b.tolist(), finite.tolist())]
+        ch = [f"{v:.{dig}g}" if f else next(it) for v, f in zip(b.tolist(), finite.tolist())]
         if all(ch[i] != ch[i + 1] for i in range(len(ch) - 1)):
             ok = True
             break
