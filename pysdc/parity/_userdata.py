@@ -6,7 +6,9 @@ Two comparisons, both live (sdcMicro runs through :mod:`pysdc.r`):
   applies to the data given: freqCalc, indivRisk, measure_risk, kAnon_violations (k = 2, 3, 5;
   weighted too with a weight), suda2, ldiversity (with sensitive variables), modRisk (default glm
   and IPF on the main effects of the keys; needs a weight), and with a masked file dUtility (IL1,
-  IL1s, eigen, robeigen), IL_correl, IL_variables, dRisk, dRiskRMD (seeded). Each is called
+  IL1s, eigen, robeigen), IL_correl, IL_variables, dRisk, dRiskRMD (seeded), infoLoss (the table of
+  the keys) and recordLinkage (the numeric columns; sdcMicro 5.8.1 only: where the installed
+  sdcMicro lacks it, it is listed as skipped with the reason). Each is called
   natively and through the bridge with the same arguments: the data.frame methods' semantics on
   both sides (text key variables through R's ``as.numeric``);
 * **the createSdcObj workflow** -- :class:`pysdc.SdcProblem` against sdcMicro's ``createSdcObj``
@@ -26,7 +28,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .._errors import PysdcError
+from .._errors import PysdcError, RNotAvailableError
 from .._tolerances import robeigen_tolerance, tolerance_for
 from .._types import numeric_columns
 from ._check import compare_arrays
@@ -76,6 +78,25 @@ def _fields(measure: str, result) -> dict:
         if a is not None:
             out[f] = a
     return out
+
+
+def _info_loss_fields(r) -> dict:
+    """infoLoss's numbers: the cell counts (both files' tables, sorted alike), overview, measures,
+    the cumulative distributions' counts and shares, the false (non-)zero cells."""
+    out = {f"cellvalues.{c}": r.cellvalues[c].to_numpy(dtype=float) for c in ("count_o", "count_s")}
+    out.update({f"overview.{c}": r.overview[c].to_numpy(dtype=float) for c in ("noise", "cnt", "pct")})
+    out.update({f"measures.{c}": r.measures[c].to_numpy(dtype=float) for c in r.measures.columns})
+    for m, t in r.cumdistr.items():
+        out.update({f"cumdistr{m}.{c}": t[c].to_numpy(dtype=float) for c in ("cnt", "pct")})
+    out.update(false_zero=float(r.false_zero), false_nonzero=float(r.false_nonzero))
+    return out
+
+
+def _record_linkage_fields(r) -> dict:
+    """recordLinkage's summary numbers (the minimum total distance does not depend on which optimal
+    matching is found; the correct links do under ties)."""
+    return {"total_distance": float(r.total_distance), "mean_distance": float(r.mean_distance),
+            "correct_matches": float(r.correct_matches), "correct_match_rate": float(r.correct_match_rate)}
 
 
 # ------------------------------------------------------------------ the checks
@@ -134,6 +155,18 @@ def _checks(data, masked, keys, weight, hid, sensitive, random_state, max_rmd) -
         add("IL_correl", "il_correl", lambda m: m.il_correl(data, masked), lambda r: {"value": r.value})
         add("IL_variables", "il_variables", lambda m: m.il_variables(data, masked),
             lambda r: {"value": r.value, **{f"per_variable.{k}": v for k, v in r.per_variable.items()}})
+        if keys:
+            add("infoLoss", "info_loss", lambda m: m.info_loss(data, masked, list(keys)), _info_loss_fields)
+        else:
+            skipped.append(("infoLoss", "no key variables (--keys): its table is that of the key variables"))
+        if not num:
+            skipped.append(("recordLinkage", "no numeric columns common to the data and the masked file"))
+        elif len(data) <= max_rmd:
+            add("recordLinkage", "record_linkage", lambda m: m.record_linkage(data, masked, num),
+                _record_linkage_fields)
+        else:
+            skipped.append(("recordLinkage", f"{len(data)} records: the global matching needs the n x n distance "
+                                             f"matrix (O(n^3) time); raise --max-rmd-records (now {max_rmd}) to run it"))
     return checks, skipped
 
 
@@ -342,6 +375,9 @@ def compare_on_data(native, bridge, data, masked=None, keys=None, weight=None, h
         for side, impl in (("pysdc", native), ("sdcMicro", bridge)):
             out = _run(lambda impl=impl, call=call: call(impl))
             res[side] = out if isinstance(out, Exception) else _run(lambda out=out, fields=fields: fields(out))
+        if isinstance(res["sdcMicro"], RNotAvailableError):  # e.g. recordLinkage: sdcMicro 5.8.1 only
+            skipped.append((label, f"not in the installed sdcMicro: {res['sdcMicro']}"))
+            continue
         ok_all &= _compare(label, name, res, rows, refusals, n=len(data))
     if workflow and keys:
         if progress:
