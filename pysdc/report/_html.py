@@ -114,8 +114,7 @@ def render_html(a: dict, *, title: str | None = None, plots: bool = True, source
                                   "pysdc.r.SdcObj.from_problem(problem) builds the same sdcMicroObj in R.")))
 
     # ---- protection steps (a protected problem: before = its original, after = its manipulated data)
-    if a.get("steps"):
-        parts.append(_section("steps", _steps(a["steps"])))
+    parts.append(_section("steps", _steps(a.get("steps") or [])))
     # ---- risk summary
     parts.append(_section("risk", _risk_summary(rep0, rep1, notes)))
     # ---- distribution
@@ -189,6 +188,10 @@ def render_html(a: dict, *, title: str | None = None, plots: bool = True, source
 
 
 def _steps(steps: list) -> str:
+    if not steps:
+        return _note("No protection step was applied through pysdc: 'after' is the masked file as given (or there is "
+                     "none). Steps applied with problem.local_suppression(...), .microaggregation(...) ... or "
+                     "pysdc protect --recipe are listed here, in order.")
     rows = []
     for i, st in enumerate(steps, 1):
         detail = st.get("suppressions") or st.get("changes") or {}
