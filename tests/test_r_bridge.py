@@ -199,6 +199,10 @@ def test_defaults_match_sdcmicro_formals(fn):
     if _NO_SDC:
         pytest.skip(f"sdcMicro is not installed in R: {_NO_SDC}")
     target = fn.formals_of or fn.r
+    ns = pr.call("asNamespace", "sdcMicro", package="base", as_robject=True)
+    if not pr.call("exists", target, envir=ns, inherits=False, package="base"):
+        pytest.skip(f"the installed sdcMicro {pr.sdcmicro_version()} has no {target} (it is in sdcMicro's "
+                    "development version 5.8.1; its stored reference outputs were generated with that version)")
     formals = pr.call("formals", pr.call("get", target, envir=pr.call("asNamespace", "sdcMicro", package="base",
                                                                        as_robject=True),
                                          package="base", as_robject=True), package="base", as_robject=True)
