@@ -155,10 +155,8 @@ def _checks(data, masked, keys, weight, hid, sensitive, random_state, max_rmd) -
         add("IL_correl", "il_correl", lambda m: m.il_correl(data, masked), lambda r: {"value": r.value})
         add("IL_variables", "il_variables", lambda m: m.il_variables(data, masked),
             lambda r: {"value": r.value, **{f"per_variable.{k}": v for k, v in r.per_variable.items()}})
-        if keys:
+        if keys:  # the table of the key variables (without keys, as the other key-based measures: not run)
             add("infoLoss", "info_loss", lambda m: m.info_loss(data, masked, list(keys)), _info_loss_fields)
-        else:
-            skipped.append(("infoLoss", "no key variables (--keys): its table is that of the key variables"))
         if not num:
             skipped.append(("recordLinkage", "no numeric columns common to the data and the masked file"))
         elif len(data) <= max_rmd:
