@@ -14,20 +14,21 @@ if ! Rscript -e 'if (!requireNamespace("sdcMicro", quietly = TRUE)) quit(status 
     exit 1
 fi
 if [ "$#" -eq 0 ]; then
-    # every measure of pysdc's registry (pysdc/_registry.py), by its sdcMicro name
-    # shellcheck disable=SC2046
-    set -- $(cd .. && python3 -m pysdc._registry --r-names)
     rm -f inputs/*.csv.gz inputs/*.schema.json
     python3 make_inputs.py
     Rscript make_masked_inputs.R
     Rscript make_real_inputs.R
-    for m in make_cases_*.py; do  # case lists of measures that keep their own
+    for m in make_cases_*.py; do  # case lists of measures and methods that keep their own
         [ -e "$m" ] && python3 "$m"
     done
-    set -- "$@" protect_recode  # the recoding methods (issue 28): generate_protect_recode.R
-    set -- "$@" protect_perturbation rnormal  # addNoise/pram (issue 28, family 4) and R's normal/sample references
-    set -- "$@" recordSwap  # targeted record swapping (issue 28, item 5): generate_recordSwap.R
-    set -- "$@" protect_suppression  # localSuppression/localSupp (issue 28, family 2)
+    # every reference script: the registry's measures (python3 -m pysdc._registry --r-names) and methods, R's
+    # random streams, numerics, createSdcObj, print, the export list ... (generate_recordLinkage.R leaves its
+    # output alone, saying why, where the installed sdcMicro lacks recordLinkage)
+    set --
+    for g in generate_*.R; do
+        f="${g#generate_}"
+        set -- "$@" "${f%.R}"
+    done
 fi
 for f in "$@"; do
     Rscript "generate_$f.R"
