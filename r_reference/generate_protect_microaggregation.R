@@ -8,27 +8,13 @@
 # (else 51 evenly spaced rows). eusilc.csv.gz (R's write.csv, no schema) is read with read.csv.
 source("serialize.R")
 
-read_case_input <- function(case) {
-  file <- case$inputs$data
-  path <- file.path("inputs", file)
-  x <- if (file.exists(ref_schema_path(path))) ref_input(file) else read.csv(path, check.names = FALSE)
-  cols <- unlist(case$inputs$columns)
-  if (!is.null(cols)) x <- x[, cols, drop = FALSE]
-  x
-}
-
 value_text <- function(v) {
   out <- sprintf("%.17g", as.double(v))
   out[is.na(v)] <- "NA"
   out
 }
 
-md5_of <- function(v) {
-  f <- tempfile()
-  writeLines(value_text(v), f, useBytes = TRUE)
-  on.exit(unlink(f))
-  unname(as.character(tools::md5sum(f)))
-}
+md5_of <- function(v) ref_md5_lines(value_text(v))
 
 column_record <- function(v) {
   out <- list(class = class(v)[1], md5 = md5_of(v), n_na = sum(is.na(v)))
@@ -44,7 +30,7 @@ column_record <- function(v) {
 }
 
 ref_generate("microaggregation", "generate_protect_microaggregation.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(obj = x)
   if (!is.null(a$variables)) args$variables <- unlist(a$variables)
@@ -64,7 +50,7 @@ ref_generate("microaggregation", "generate_protect_microaggregation.R", function
 })
 
 ref_generate("mafast", "generate_protect_microaggregation.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(obj = x, variables = unlist(a$variables))
   if (!is.null(a$by)) args$by <- unlist(a$by)

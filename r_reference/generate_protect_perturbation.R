@@ -12,47 +12,10 @@
 # - after: sprintf("%a", runif(1)) drawn after the call: the stream must be left where R leaves it.
 source("serialize.R")
 
-read_case_input <- function(case) {
-  file <- case$inputs$data
-  path <- file.path("inputs", file)
-  x <- if (file.exists(ref_schema_path(path))) ref_input(file) else read.csv(path, check.names = FALSE)
-  fac <- case$inputs$factor
-  for (nm in names(fac)) x[[nm]] <- factor(x[[nm]], levels = unlist(fac[[nm]]))
-  cols <- unlist(case$inputs$columns)
-  if (!is.null(cols)) x <- x[, cols, drop = FALSE]
-  x
-}
-
-hex_text <- function(v) {
-  out <- sprintf("%a", as.double(v))
-  out[is.na(v)] <- "NA"
-  out
-}
-
-md5_of <- function(text) {
-  f <- tempfile()
-  writeLines(text, f, useBytes = TRUE)
-  on.exit(unlink(f))
-  unname(as.character(tools::md5sum(f)))
-}
-
-values_record <- function(text) {
-  n <- length(text)
-  out <- list(n = n, md5 = md5_of(text))
-  if (n <= 100L) {
-    out$values <- I(text)
-  } else {
-    idx <- unique(round(seq(1, n, length.out = 51)))
-    out$rows <- I(as.integer(idx - 1L))
-    out$values <- I(text[idx])
-  }
-  out
-}
-
 num_or_na <- function(v) if (is.na(v)) "NA" else v
 
 ref_generate("addNoise", "generate_protect_perturbation.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(obj = x)
   if (!is.null(a$variables)) args$variables <- unlist(a$variables)
@@ -63,11 +26,11 @@ ref_generate("addNoise", "generate_protect_perturbation.R", function(case) {
   xm <- as.data.frame(res$xm)
   list(method = res$method, noise = num_or_na(res$noise), p = num_or_na(res$p), delta = num_or_na(res$delta),
        xm_class = class(res$xm)[1], columns = I(names(xm)),
-       xm = lapply(xm, function(v) values_record(hex_text(v))), after = after)
+       xm = lapply(xm, function(v) ref_values_record(ref_hex(v))), after = after)
 })
 
 ref_generate("pram", "generate_protect_perturbation.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(obj = x, variables = unlist(a$variables))
   if (!is.null(a$strata_variables)) args$strata_variables <- unlist(a$strata_variables)
@@ -90,8 +53,8 @@ ref_generate("pram", "generate_protect_perturbation.R", function(case) {
     v <- vars[i]
     codes <- as.integer(res[[paste0(v, "_pram")]])
     p <- params[[v]]
-    list(codes = values_record(ifelse(is.na(codes), "NA", as.character(codes))),
-         Rs = values_record(hex_text(t(p$Rs))), L = nrow(p$Rs),
+    list(codes = ref_values_record(ifelse(is.na(codes), "NA", as.character(codes))),
+         Rs = ref_values_record(ref_hex(t(p$Rs))), L = nrow(p$Rs),
          pd = if (is.matrix(p$pd)) "matrix" else p$pd, alpha = num_or_na(p$alpha),
          nrChanges = summ$nrChanges[i], percChanges = summ$percChanges[i],
          transitions = setNames(as.list(as.integer(tr[[v]]$Frequency)), tr[[v]]$transition))

@@ -6,27 +6,12 @@
 # variable: the swapped values as hexadecimal doubles (sprintf("%a"), NA as "NA"), all of them (n <= 20000).
 source("serialize.R")
 
-read_case_input <- function(case) {
-  file <- case$inputs$data
-  path <- file.path("inputs", file)
-  x <- if (file.exists(ref_schema_path(path))) ref_input(file) else read.csv(path, check.names = FALSE)
-  cols <- unlist(case$inputs$columns)
-  if (!is.null(cols)) x <- x[, cols, drop = FALSE]
-  x
-}
-
-hex_text <- function(v) {
-  out <- sprintf("%a", as.double(v))
-  out[is.na(v)] <- "NA"
-  out
-}
-
 ref_generate("rankSwap", "generate_protect_rankswap.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(obj = x, variables = unlist(a$variables), seed = a$seed)
   for (nm in c("TopPercent", "BottomPercent", "R0", "P", "K0")) if (!is.null(a[[nm]])) args[[nm]] <- a[[nm]]
   res <- suppressMessages(do.call(rankSwap, args))
   vars <- args$variables
-  list(variables = I(vars), values = setNames(lapply(vars, function(v) I(hex_text(res[[v]]))), vars))
+  list(variables = I(vars), values = setNames(lapply(vars, function(v) I(ref_hex(res[[v]]))), vars))
 })

@@ -8,17 +8,6 @@
 # with read.csv, as a user would.
 source("serialize.R")
 
-read_case_input <- function(case) {
-  file <- case$inputs$data
-  path <- file.path("inputs", file)
-  x <- if (file.exists(ref_schema_path(path))) ref_input(file) else read.csv(path, check.names = FALSE)
-  fac <- case$inputs$factor
-  for (v in names(fac)) x[[v]] <- factor(x[[v]], levels = unlist(fac[[v]]))
-  cols <- unlist(case$inputs$columns)
-  if (!is.null(cols)) x <- x[, cols, drop = FALSE]
-  x
-}
-
 num_arg <- function(v) {
   if (is.null(v)) return(NULL)
   v <- unlist(v)
@@ -49,7 +38,7 @@ changed_rows <- function(a, b) {
 }
 
 ref_generate("globalRecode", "generate_protect_recode.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(x, column = a$column, breaks = num_arg(a$breaks))
   if ("labels" %in% names(a)) args$labels <- unlist(a$labels)
@@ -60,7 +49,7 @@ ref_generate("globalRecode", "generate_protect_recode.R", function(case) {
 })
 
 ref_generate("groupAndRename", "generate_protect_recode.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   out <- groupAndRename(x, var = a$var, before = as.character(unlist(a$before)),
                         after = as.character(unlist(a$after)), addNA = isTRUE(a$addNA))
@@ -68,7 +57,7 @@ ref_generate("groupAndRename", "generate_protect_recode.R", function(case) {
 })
 
 ref_generate("topBotCoding", "generate_protect_recode.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(x, value = na_arg(a, "value"), replacement = na_arg(a, "replacement"), column = a$column)
   if (!is.null(a$kind)) args$kind <- a$kind
@@ -80,7 +69,7 @@ ref_generate("topBotCoding", "generate_protect_recode.R", function(case) {
 })
 
 ref_generate("mvTopCoding", "generate_protect_recode.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(x)
   if (!is.null(a$maha)) args$maha <- num_arg(a$maha)

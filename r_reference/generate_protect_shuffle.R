@@ -9,43 +9,8 @@
 # the call (the stream must be left where R leaves it).
 source("serialize.R")
 
-read_case_input <- function(case) {
-  file <- case$inputs$data
-  path <- file.path("inputs", file)
-  x <- if (file.exists(ref_schema_path(path))) ref_input(file) else read.csv(path, check.names = FALSE)
-  cols <- unlist(case$inputs$columns)
-  if (!is.null(cols)) x <- x[, cols, drop = FALSE]
-  x
-}
-
-hex_text <- function(v) {
-  out <- sprintf("%a", as.double(v))
-  out[is.na(v)] <- "NA"
-  out
-}
-
-md5_of <- function(text) {
-  f <- tempfile()
-  writeLines(text, f, useBytes = TRUE)
-  on.exit(unlink(f))
-  unname(as.character(tools::md5sum(f)))
-}
-
-values_record <- function(text) {
-  n <- length(text)
-  out <- list(n = n, md5 = md5_of(text))
-  if (n <= 100L) {
-    out$values <- I(text)
-  } else {
-    idx <- unique(round(seq(1, n, length.out = 51)))
-    out$rows <- I(as.integer(idx - 1L))
-    out$values <- I(text[idx])
-  }
-  out
-}
-
 ref_generate("shuffle", "generate_protect_shuffle.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   args <- list(obj = x, form = as.formula(a$form))
   for (nm in c("method", "covmethod", "regmethod", "gadp")) if (!is.null(a[[nm]])) args[[nm]] <- a[[nm]]
@@ -56,7 +21,7 @@ ref_generate("shuffle", "generate_protect_shuffle.R", function(case) {
   per <- function(m) {
     if (is.null(m)) return(NULL)
     m <- as.matrix(m)
-    setNames(lapply(seq_len(ncol(m)), function(j) values_record(hex_text(m[, j]))), colnames(m))
+    setNames(lapply(seq_len(ncol(m)), function(j) ref_values_record(ref_hex(m[, j]))), colnames(m))
   }
   list(columns = I(colnames(res$shuffled)), shuffled = per(res$shuffled), perturbed = per(res$perturbed),
        egadp = per(res$egapd), after = after)

@@ -8,16 +8,6 @@
 # no schema) is read with read.csv and its text keys made factors with the case's levels.
 source("serialize.R")
 
-read_case_input <- function(case) {
-  file <- case$inputs$data
-  path <- file.path("inputs", file)
-  x <- if (file.exists(ref_schema_path(path))) ref_input(file) else read.csv(path, check.names = FALSE)
-  cols <- unlist(case$inputs$columns)
-  if (!is.null(cols)) x <- x[, cols, drop = FALSE]
-  for (col in names(case$inputs$factor)) x[[col]] <- factor(x[[col]], levels = unlist(case$inputs$factor[[col]]))
-  x
-}
-
 na_rows <- function(df, keys) {
   lapply(stats::setNames(keys, keys), function(v) I(as.integer(which(is.na(df[[v]])) - 1L)))
 }
@@ -29,7 +19,7 @@ supp_table <- function(s) {
 }
 
 ref_generate("localSuppression", "generate_protect_suppression.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   keys <- unlist(a$keyVars)
   k <- unlist(a$k)
@@ -52,7 +42,7 @@ ref_generate("localSuppression", "generate_protect_suppression.R", function(case
 })
 
 ref_generate("localSupp", "generate_protect_suppression.R", function(case) {
-  x <- read_case_input(case)
+  x <- ref_case_input(case)
   a <- case$args
   keys <- unlist(a$keyVars)
   sdc <- createSdcObj(x, keyVars = keys, w = a$w)

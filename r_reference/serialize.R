@@ -269,3 +269,45 @@ ref_pair <- function(case) {
   }
   list(x = x, xm = xm)
 }
+
+# The data.frame of a protection case: inputs/<data> (read by its schema when there is one, else read.csv),
+# the columns of inputs$factor made factors with the listed levels, then only inputs$columns when given.
+ref_case_input <- function(case) {
+  file <- case$inputs$data
+  path <- file.path("inputs", file)
+  x <- if (file.exists(ref_schema_path(path))) ref_input(file) else read.csv(path, check.names = FALSE)
+  fac <- case$inputs$factor
+  for (nm in names(fac)) x[[nm]] <- factor(x[[nm]], levels = unlist(fac[[nm]]))
+  cols <- unlist(case$inputs$columns)
+  if (!is.null(cols)) x <- x[, cols, drop = FALSE]
+  x
+}
+
+# Doubles as hexadecimal text (sprintf("%a")), NA as "NA".
+ref_hex <- function(v) {
+  out <- sprintf("%a", as.double(v))
+  out[is.na(v)] <- "NA"
+  out
+}
+
+# The MD5 of text written one value per line.
+ref_md5_lines <- function(text) {
+  f <- tempfile()
+  writeLines(text, f, useBytes = TRUE)
+  on.exit(unlink(f))
+  unname(as.character(tools::md5sum(f)))
+}
+
+# n and the MD5 of text; all values for up to 100, else 51 evenly spaced rows (0-based) and their values.
+ref_values_record <- function(text) {
+  n <- length(text)
+  out <- list(n = n, md5 = ref_md5_lines(text))
+  if (n <= 100L) {
+    out$values <- I(text)
+  } else {
+    idx <- unique(round(seq(1, n, length.out = 51)))
+    out$rows <- I(as.integer(idx - 1L))
+    out$values <- I(text[idx])
+  }
+  out
+}

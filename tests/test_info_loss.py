@@ -16,6 +16,8 @@ import pysdc
 from pysdc import DegenerateResultWarning, InvalidParameterError
 from pysdc import parity as _parity
 
+from _methods import bridge_fixture
+
 ROOT = _parity.reference_dir()
 
 
@@ -134,22 +136,7 @@ def test_quantile_names_and_values_follow_r():
 # live: the bridge runs sdcMicro's infoLoss on every stored case
 
 
-def _bridge():
-    try:
-        from pysdc import r as bridge
-
-        av = bridge.available()
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge is not usable: {exc}"
-    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    b, why = _bridge()
-    if b is None:
-        pytest.skip(why)
-    return b
+bridge = bridge_fixture()
 
 
 CASES = [c for c in _parity.load_corpus(ROOT, ["infoLoss"]) if "custom" not in c.tags]

@@ -10,7 +10,6 @@ the same cases, R's defaults against formals(), and MDAV on fresh tie-heavy data
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 
@@ -18,42 +17,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pysdc._errors import CoercionWarning, InvalidParameterError, PysdcError
-from pysdc._registry._methods import load_case_data, method_by_r_name
+from pysdc._errors import CoercionWarning, InvalidParameterError
+from pysdc._registry._methods import method_by_r_name
 from pysdc.core.microagg import mdav
 from pysdc.protect import MicroaggregationResult, mafast, microaggregation
+
+from _methods import bridge_fixture, check_defaults_match_r_formals, check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parent.parent / "r_reference"
 FUNCS = ("microaggregation", "mafast")
 
 
-def _cases():
-    out = []
-    for f in FUNCS:
-        doc = json.loads((ROOT / "outputs" / f"{f}.json").read_text(encoding="utf-8"))
-        assert doc["header"]["sdcmicro_version"] == "5.8.0"
-        out += [pytest.param(f, c, id=c["id"]) for c in doc["cases"]]
-    return out
-
-
-CASES = _cases()
+CASES = stored_cases(ROOT, FUNCS)
 
 
 def _check(fn, rname, case):
-    m = method_by_r_name(rname)
-    data = load_case_data(case, ROOT)
-    before = data.copy(deep=True)
-    if "error" in case:
-        with pytest.raises((InvalidParameterError, PysdcError)):
-            m.run_case(fn, case["args"], data)
-        return
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        act = m.run_case(fn, case["args"], data)
-    assert m.compare_case(case["result"], act) == []
-    assert data.equals(before), "the input was modified"
-    if case["warnings"]:
-        assert caught, f"sdcMicro warned {case['warnings']}; pysdc did not"
+    check_stored_case(method_by_r_name(rname), fn, case, ROOT, expect_warned=True)
 
 
 @pytest.mark.parametrize(("rname", "case"), CASES)
@@ -154,22 +133,7 @@ def test_mdav_scales():
 # live: the bridge runs sdcMicro on the same cases; R's defaults; fresh data
 
 
-def _bridge():
-    try:
-        from pysdc import r as bridge
-
-        av = bridge.available()
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge is not usable: {exc}"
-    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    b, why = _bridge()
-    if b is None:
-        pytest.skip(why)
-    return b
+bridge = bridge_fixture()
 
 
 @pytest.mark.live
@@ -182,17 +146,7 @@ def test_live_bridge_parity(bridge, rname, case):
 @pytest.mark.live
 @pytest.mark.parametrize("rname", FUNCS)
 def test_defaults_match_r_formals(bridge, rname):
-    import inspect
-
-    m = method_by_r_name(rname)
-    ns = bridge.call("asNamespace", "sdcMicro", package="base", as_robject=True)
-    formals = bridge.call("formals", bridge.call("get", m.formals_of, envir=ns, package="base", as_robject=True),
-                          package="base", as_robject=True)
-    py_of_r = {r: py for py, r in m.arguments.items() if r}
-    for r_arg, default in m.defaults.items():
-        r_default = bridge.call("eval", formals[r_arg], package="base")
-        assert r_default == default or (r_default is None and default is None), (r_arg, r_default, default)
-        assert inspect.signature(m.native).parameters[py_of_r[r_arg]].default == default
+    check_defaults_match_r_formals(bridge, method_by_r_name(rname))
 
 
 @pytest.mark.live

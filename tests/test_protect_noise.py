@@ -9,46 +9,29 @@ Live parity (marker ``live``): the bridge wrapper pysdc.r.add_noise on the same 
 
 from __future__ import annotations
 
-import json
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pysdc._errors import DegenerateResultWarning, InvalidParameterError, PysdcError
-from pysdc._registry._methods import load_case_data, method_by_r_name
+from pysdc._errors import DegenerateResultWarning, InvalidParameterError
+from pysdc._registry._methods import method_by_r_name
 from pysdc.core import noise as kernels
 from pysdc.protect import AddNoiseResult, add_noise
 
 from _live import sdcmicro_missing_reason
+from _methods import check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parent.parent / "r_reference"
 
 
-def _cases():
-    doc = json.loads((ROOT / "outputs" / "addNoise.json").read_text(encoding="utf-8"))
-    assert doc["header"]["sdcmicro_version"] == "5.8.0"
-    return [pytest.param(c, id=c["id"]) for c in doc["cases"]]
-
-
-CASES = _cases()
+CASES = stored_cases(ROOT, ["addNoise"], with_rname=False)
 ENTRY = method_by_r_name("addNoise")
 
 
 def _check(fn, case):
-    data = load_case_data(case, ROOT)
-    before = data.copy(deep=True)
-    if "error" in case:
-        with pytest.raises((InvalidParameterError, PysdcError)):
-            ENTRY.run_case(fn, case["args"], data)
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DegenerateResultWarning)
-        act = ENTRY.run_case(fn, case["args"], data)
-    assert ENTRY.compare_case(case["result"], act) == []
-    assert data.equals(before), "the input was modified"
+    check_stored_case(ENTRY, fn, case, ROOT, ignore=DegenerateResultWarning)
 
 
 @pytest.mark.parametrize("case", CASES)

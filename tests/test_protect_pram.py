@@ -11,44 +11,30 @@ method). Live parity (marker ``live``): pysdc.r.pram on the same cases.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pysdc._errors import InvalidParameterError, PysdcError
-from pysdc._registry._methods import load_case_data, method_by_r_name
+from pysdc._errors import InvalidParameterError
+from pysdc._registry._methods import method_by_r_name
 from pysdc.core.pram import invariant_matrix
 from pysdc.core.rrandom import RRandom
 from pysdc.protect import PramResult, pram
 
 from _live import sdcmicro_missing_reason
+from _methods import check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parent.parent / "r_reference"
 
 
-def _cases():
-    doc = json.loads((ROOT / "outputs" / "pram.json").read_text(encoding="utf-8"))
-    assert doc["header"]["sdcmicro_version"] == "5.8.0"
-    return [pytest.param(c, id=c["id"]) for c in doc["cases"]]
-
-
-CASES = _cases()
+CASES = stored_cases(ROOT, ["pram"], with_rname=False)
 ENTRY = method_by_r_name("pram")
 
 
 def _check(fn, case):
-    data = load_case_data(case, ROOT)
-    before = data.copy(deep=True)
-    if "error" in case:
-        with pytest.raises((InvalidParameterError, PysdcError)):
-            ENTRY.run_case(fn, case["args"], data)
-        return
-    act = ENTRY.run_case(fn, case["args"], data)
-    assert ENTRY.compare_case(case["result"], act) == []
-    assert data.equals(before), "the input was modified"
+    check_stored_case(ENTRY, fn, case, ROOT, record=False)
 
 
 @pytest.mark.parametrize("case", CASES)

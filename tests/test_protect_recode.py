@@ -10,51 +10,29 @@ stopped, pysdc raises InvalidParameterError; where sdcMicro warned, pysdc warns.
 
 from __future__ import annotations
 
-import json
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from pysdc._errors import InvalidParameterError, PysdcError
-from pysdc._registry._methods import METHODS, load_case_data, method_by_r_name
+from pysdc._errors import InvalidParameterError
+from pysdc._registry._methods import METHODS, method_by_r_name
 from pysdc.protect import global_recode, group_and_rename, mv_top_coding, top_bot_coding
 from pysdc.protect._recode import cut_labels
+
+from _methods import bridge_fixture, check_defaults_match_r_formals, check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parent.parent / "r_reference"
 #: this file's family; the other families of the registry have their own test files
 RECODING = tuple(m for m in METHODS if m.family == "recoding")
 
 
-def _cases():
-    out = []
-    for m in RECODING:
-        doc = json.loads((ROOT / "outputs" / f"{m.r}.json").read_text(encoding="utf-8"))
-        assert doc["header"]["sdcmicro_version"] == "5.8.0"
-        out += [pytest.param(m.r, c, id=c["id"]) for c in doc["cases"]]
-    return out
-
-
-CASES = _cases()
+CASES = stored_cases(ROOT, [m.r for m in RECODING])
 
 
 def _check(fn, rname, case):
-    m = method_by_r_name(rname)
-    data = load_case_data(case, ROOT)
-    before = data.copy(deep=True)
-    if "error" in case:
-        with pytest.raises((InvalidParameterError, PysdcError)):
-            m.run_case(fn, case["args"], data)
-        return
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        act = m.run_case(fn, case["args"], data)
-    assert m.compare_case(case["result"], act) == []
-    assert data.equals(before), "the input was modified"
-    if case["warnings"]:
-        assert caught, f"sdcMicro warned {case['warnings']}; pysdc did not"
+    check_stored_case(method_by_r_name(rname), fn, case, ROOT, expect_warned=True)
 
 
 @pytest.mark.parametrize(("rname", "case"), CASES)
@@ -170,22 +148,7 @@ def test_global_recode_is_vectorised_at_scale():
 # live: the bridge runs sdcMicro on the same cases; R's defaults
 
 
-def _bridge():
-    try:
-        from pysdc import r as bridge
-
-        av = bridge.available()
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge is not usable: {exc}"
-    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    b, why = _bridge()
-    if b is None:
-        pytest.skip(why)
-    return b
+bridge = bridge_fixture()
 
 
 @pytest.mark.live
@@ -198,17 +161,4 @@ def test_live_bridge_parity(bridge, rname, case):
 @pytest.mark.live
 @pytest.mark.parametrize("m", RECODING, ids=lambda m: m.python)
 def test_defaults_match_r_formals(bridge, m):
-    import inspect
-
-    ns = bridge.call("asNamespace", "sdcMicro", package="base", as_robject=True)
-    formals = bridge.call("formals", bridge.call("get", m.formals_of or m.r, envir=ns, package="base",
-                                                 as_robject=True), package="base", as_robject=True)
-    names = bridge.call("names", formals, package="base")
-    names = [names] if isinstance(names, str) else list(names)
-    py_of_r = {r: py for py, r in m.arguments.items() if r}
-    for r_arg, default in m.defaults.items():
-        assert r_arg in names, f"{m.formals_of or m.r} has no argument {r_arg}"
-        r_default = bridge.call("eval", formals[r_arg], package="base")
-        assert r_default == default or (r_default is None and default is None), (r_arg, r_default, default)
-        assert inspect.signature(m.native).parameters[py_of_r[r_arg]].default == default
-        assert inspect.signature(getattr(bridge, m.python)).parameters[py_of_r[r_arg]].default == default
+    check_defaults_match_r_formals(bridge, m, check_bridge=True)

@@ -25,6 +25,8 @@ from pysdc._registry._methods_swap import compare_record_swap, run_record_swap, 
 from pysdc.core.swap import household_counts
 from pysdc.protect import record_swap
 
+from _methods import bridge_fixture, check_defaults_match_r_formals
+
 ROOT = Path(_parity.reference_dir())
 with open(ROOT / "outputs" / "recordSwap.json") as _fh:
     _DOC = json.load(_fh)
@@ -158,22 +160,7 @@ def test_refusals():
 # live
 
 
-def _bridge():
-    try:
-        from pysdc import r as bridge
-
-        av = bridge.available()
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge is not usable: {exc}"
-    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    b, why = _bridge()
-    if b is None:
-        pytest.skip(why)
-    return b
+bridge = bridge_fixture()
 
 
 @pytest.mark.live
@@ -185,14 +172,4 @@ def test_live_bridge_gives_sdcmicros_stored_swaps(bridge, case):
 
 @pytest.mark.live
 def test_defaults_match_r_formals(bridge):
-    import inspect
-
-    m = method_by_r_name("recordSwap")
-    ns = bridge.call("asNamespace", "sdcMicro", package="base", as_robject=True)
-    formals = bridge.call("formals", bridge.call("get", m.formals_of, envir=ns, package="base", as_robject=True),
-                          package="base", as_robject=True)
-    py_of_r = {r: py for py, r in m.arguments.items() if r}
-    for r_arg, default in m.defaults.items():
-        r_default = bridge.call("eval", formals[r_arg], package="base")
-        assert r_default == default or (r_default is None and default is None), (r_arg, r_default, default)
-        assert inspect.signature(m.native).parameters[py_of_r[r_arg]].default == default
+    check_defaults_match_r_formals(bridge, method_by_r_name("recordSwap"))
