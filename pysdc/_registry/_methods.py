@@ -48,7 +48,7 @@ from ..protect._shuffle import shuffle
 from ..protect._suppression import local_supp, local_suppression
 from ..protect._swap import record_swap
 from ._method_roles import ROLES, Roles
-from ._methods_shuffle import compare_shuffle, run_shuffle, shuffle_from_r, shuffle_to_r
+from ._methods_shuffle import compare_shuffle, r_hex, run_shuffle, shuffle_from_r, shuffle_to_r, values_record
 from ._methods_suppression import (
     compare_local_supp,
     compare_local_suppression,
@@ -472,39 +472,6 @@ def _mafast_to_r(v):
 # ---- addNoise, pram (perturbation on R's stream)
 
 
-def _r_hex(v: float) -> str:
-    """A double as R's sprintf("%a") writes it (trailing zero digits dropped, 0 as 0x0p+0)."""
-    if math.isnan(v):
-        return "NA"
-    if v == 0:
-        return "-0x0p+0" if math.copysign(1.0, v) < 0 else "0x0p+0"
-    if math.isinf(v):
-        return "Inf" if v > 0 else "-Inf"
-    h = float(v).hex()
-    sign = "-" if h.startswith("-") else ""
-    h = h.lstrip("-")
-    mant, exp = h[2:].split("p")
-    if "." in mant:
-        lead, frac = mant.split(".")
-        frac = frac.rstrip("0")
-        mant = lead + ("." + frac if frac else "")
-    e = int(exp)
-    return f"{sign}0x{mant}p{'+' if e >= 0 else '-'}{abs(e)}"
-
-
-def _values_record(text: list[str]) -> dict:
-    """As generate_protect_perturbation.R's values_record: n, MD5 of the lines, all values or 51 rows."""
-    n = len(text)
-    out = {"n": n, "md5": hashlib.md5(("\n".join(text) + "\n").encode()).hexdigest()}
-    if n <= 100:
-        out["values"] = text
-    else:
-        idx = np.unique(np.floor(np.linspace(1, n, 51) + 0.5).astype(np.int64))
-        out["rows"] = (idx - 1).tolist()
-        out["values"] = [text[i - 1] for i in idx.tolist()]
-    return out
-
-
 def _compare_records(what: str, exp: dict, act: dict) -> list[str]:
     if exp["md5"] == act["md5"] and exp["n"] == act["n"]:
         return []
@@ -515,7 +482,7 @@ def _compare_records(what: str, exp: dict, act: dict) -> list[str]:
 
 
 def _after(rr) -> str:
-    return _r_hex(rr.unif_rand())
+    return r_hex(rr.unif_rand())
 
 
 def _run_add_noise(fn, a, data):
@@ -534,7 +501,7 @@ def _run_add_noise(fn, a, data):
 
     return {"method": res.method, "noise": num(res.noise), "p": num(res.p), "delta": num(res.delta),
             "columns": [str(c) for c in xm.columns],
-            "xm": {str(c): _values_record([_r_hex(v) for v in _floats(xm[c]).tolist()]) for c in xm.columns},
+            "xm": {str(c): values_record([r_hex(v) for v in _floats(xm[c]).tolist()]) for c in xm.columns},
             "after": after}
 
 
@@ -604,8 +571,8 @@ def _run_pram(fn, a, data):
         prm = res.params[v]
         rs = prm["Rs"].to_numpy(dtype=np.float64)
         srow = res.summary.iloc[i]
-        per[v] = {"codes": _values_record(["NA" if c < 0 else str(int(c) + 1) for c in codes.tolist()]),
-                  "Rs": _values_record([_r_hex(x) for x in rs.ravel().tolist()]), "L": int(rs.shape[0]),
+        per[v] = {"codes": values_record(["NA" if c < 0 else str(int(c) + 1) for c in codes.tolist()]),
+                  "Rs": values_record([r_hex(x) for x in rs.ravel().tolist()]), "L": int(rs.shape[0]),
                   "pd": "matrix" if isinstance(prm["pd"], (pd.DataFrame, np.ndarray)) else prm["pd"],
                   "alpha": "NA" if math.isnan(prm["alpha"]) else prm["alpha"],
                   "nrChanges": int(srow["nrChanges"]), "percChanges": float(srow["percChanges"]),

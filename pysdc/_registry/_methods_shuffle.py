@@ -17,7 +17,7 @@ from .._tolerances import tolerance_for
 from ..core.rrandom import RRandom
 from ..protect._shuffle import ShuffleResult, shuffle
 
-__all__ = ["run_shuffle", "compare_shuffle", "shuffle_to_r", "shuffle_from_r", "r_hex"]
+__all__ = ["run_shuffle", "compare_shuffle", "shuffle_to_r", "shuffle_from_r", "r_hex", "values_record"]
 
 
 def r_hex(v: float) -> str:
@@ -39,8 +39,8 @@ def r_hex(v: float) -> str:
     return f"{sign}0x{mant}p{'+' if e >= 0 else '-'}{abs(e)}"
 
 
-def _record(values: np.ndarray) -> dict:
-    text = [r_hex(v) for v in np.asarray(values, dtype=np.float64).tolist()]
+def values_record(text: list[str]) -> dict:
+    """As r_reference/serialize.R's ref_values_record: n, MD5 of the lines, all values or 51 rows."""
     n = len(text)
     out = {"n": n, "md5": hashlib.md5(("\n".join(text) + "\n").encode()).hexdigest()}
     if n <= 100:
@@ -50,6 +50,10 @@ def _record(values: np.ndarray) -> dict:
         out["rows"] = (idx - 1).tolist()
         out["values"] = [text[i - 1] for i in idx.tolist()]
     return out
+
+
+def _record(values: np.ndarray) -> dict:
+    return values_record([r_hex(v) for v in np.asarray(values, dtype=np.float64).tolist()])
 
 
 def _per(frame: pd.DataFrame | None):
