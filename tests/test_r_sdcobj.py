@@ -231,7 +231,7 @@ def test_to_problem_and_back(sdc, testdata):
     ls = sdc.local_suppression(k=3)
     pm = ls.to_problem(data="manipulated")
     pd.testing.assert_frame_equal(pm.data, ls.manip_data)
-    with pytest.raises(pysdc.InvalidParameterError, match="'original' or 'manipulated'"):
+    with pytest.raises(pysdc.InvalidParameterError, match="'original', 'manipulated' or 'protected'"):
         sdc.to_problem(data="masked")
     back = pr.SdcObj.from_problem(p)
     assert isinstance(back, pr.SdcObj) and back.specification == sdc.specification
