@@ -323,17 +323,9 @@ def _household_er(table, keys, hid, res, pdf, rk_row, fast_hier, written=None) -
     na = pdf["pysdc_n"].to_numpy(dtype=np.float64) - pdf["pysdc_h_n"].to_numpy(dtype=np.float64)
     n_na = int(na.sum())
     if n_na:
-        warnings.warn(
-            f"measure_risk: household id column {hid!r} has {n_na} missing value(s); each such record is treated "
-            "as a household of its own (sdcMicro's fast_hier=False behaviour; its fast_hier=True path wrongly "
-            "gives them the risk of the first household). Fill the ids to link records.",
-            PysdcWarning, stacklevel=user_stacklevel(),
-        )
+        _warn_missing_hid(hid, n_na)
     if written is not None:
-        total, n_nan = table.written_sum(written, "hier_risk")
-        if int(n_nan or 0) and not fast_hier:
-            return float("nan")
-        return float(total or 0.0)
+        return _written_household_total(table, written, fast_hier)
     fs = table.fsum()
     hx = _hid_expr(table, hid, "s.")
     h = table.households(f"SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
@@ -557,17 +549,9 @@ def _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=
         f"count(*) FILTER (WHERE pysdc_n > pysdc_h_n AND isnan(pysdc_risk)) FROM {res_name}").fetchall()[0]
     n_na = int(n_na)
     if n_na:
-        warnings.warn(
-            f"measure_risk: household id column {hid!r} has {n_na} missing value(s); each such record is treated "
-            "as a household of its own (sdcMicro's fast_hier=False behaviour; its fast_hier=True path wrongly "
-            "gives them the risk of the first household). Fill the ids to link records.",
-            PysdcWarning, stacklevel=user_stacklevel(),
-        )
+        _warn_missing_hid(hid, n_na)
     if written is not None:
-        total, n_nan = table.written_sum(written, "hier_risk")
-        if int(n_nan or 0) and not fast_hier:
-            return float("nan")
-        return float(total or 0.0)
+        return _written_household_total(table, written, fast_hier)
     hx = _hid_expr(table, hid, "s.")
     h = table.households(f"SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
                          f"{_key_match(table, keys, equal=True)}", res=res)
@@ -689,3 +673,20 @@ class InEngineSummaries:
         (count,) = self._one(f"SELECT coalesce(sum(pysdc_records) FILTER (WHERE NOT isnan(pysdc_risk) AND "
                              f"pysdc_risk > ?), 0) FROM {self.risks}", [float(cut)])
         return {"count": int(count), "cut": cut, "median": med, "mad": mad}
+
+
+def _warn_missing_hid(hid, n_na: int) -> None:
+    warnings.warn(
+        f"measure_risk: household id column {hid!r} has {n_na} missing value(s); each such record is treated "
+        "as a household of its own (sdcMicro's fast_hier=False behaviour; its fast_hier=True path wrongly "
+        "gives them the risk of the first household). Fill the ids to link records.",
+        PysdcWarning, stacklevel=user_stacklevel(),
+    )
+
+
+def _written_household_total(table, written, fast_hier: bool) -> float:
+    """The household risk summed from the column ``hier_risk`` of the per-record table written to Parquet."""
+    total, n_nan = table.written_sum(written, "hier_risk")
+    if int(n_nan or 0) and not fast_hier:
+        return float("nan")
+    return float(total or 0.0)
