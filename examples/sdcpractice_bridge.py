@@ -25,7 +25,7 @@ In Python, twice:
    of the original and of the masked file, and the information loss of the masked file -- the
    masking itself is sdcMicro's (pysdc measures, it does not mask).
 
-``tests/test_r_bridge_example.py`` runs this script and checks that the numbers of the two
+``tests/r/test_r_bridge_example.py`` runs this script and checks that the numbers of the two
 routes are equal. Run it with ``python examples/sdcpractice_bridge.py``.
 """
 

@@ -19,7 +19,7 @@ The R script (sdcMicro's guide "Statistical Disclosure Control: a practice guide
 In Python (:func:`native`), with R absent: the same lines on :class:`pysdc.SdcProblem`, whose methods return a
 new problem holding the original and the manipulated data, the steps, and the re-measured risk and utility.
 :func:`through_sdcmicro` runs the same steps through sdcMicro (:class:`pysdc.r.SdcObj`, needs R);
-``tests/test_example_workflow.py`` compares the two slot by slot. Run ``python examples/sdcpractice_workflow.py``.
+``tests/problem/test_example_workflow.py`` compares the two slot by slot. Run ``python examples/sdcpractice_workflow.py``.
 """
 
 from __future__ import annotations

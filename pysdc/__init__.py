@@ -106,7 +106,7 @@ from .risk import (
     suda2,
 )
 
-# explicit, so that editors and type checkers see every name; tests/test_docs.py checks that
+# explicit, so that editors and type checkers see every name; tests/docs/test_docs.py checks that
 # this list and the registry (pysdc._registry.MEASURES) agree
 __all__ = [
     # sdcMicro's measures

@@ -175,7 +175,7 @@ TOLERANCES: dict[tuple[str, str], Tolerance] = {
         ),
     ),
     # core.loglinear.poisson_glm (R's glm.fit) against the exact maximum-likelihood fit of the same model
-    # (tests/test_core_unrun_branches.py: a fit that goes through the step halving)
+    # (tests/core/test_core_unrun_branches.py: a fit that goes through the step halving)
     ("poisson_glm", "fitted_vs_mle"): Tolerance(
         rtol=1e-6,
         atol=0.0,

@@ -1,5 +1,5 @@
 # robustbase::covMcd on R's random stream -> outputs/covMcd.json, the references of pysdc's MCD with
-# random_state = s (tests/test_mcd_rstream.py). Run from r_reference/ (regenerate.sh does not; run it
+# random_state = s (tests/core/test_mcd_rstream.py). Run from r_reference/ (regenerate.sh does not; run it
 # by hand after a robustbase update):  Rscript generate_covMcd.R
 #
 # For each stored input (its numeric columns, complete records, scale()d as sdcMicro's robeigen and

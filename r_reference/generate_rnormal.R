@@ -1,5 +1,5 @@
 # R's normal quantile and draws, sample with probabilities and MASS::mvrnorm -> outputs/rnormal.json,
-# the references of pysdc.core.rdist (tests/test_rrandom_normal.py). Needs base R and MASS (no sdcMicro):
+# the references of pysdc.core.rdist (tests/core/test_rrandom_normal.py). Needs base R and MASS (no sdcMicro):
 # run it from r_reference/ with `Rscript generate_rnormal.R` (regenerate.sh: `regenerate.sh rnormal`).
 # Doubles are written as hexadecimal (sprintf("%a")), which round-trips exactly; every draw case is
 # set.seed(seed) under R's default kinds, and stores the next runif(1) after the call (where the stream is).

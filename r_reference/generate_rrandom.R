@@ -1,5 +1,5 @@
 # R's own random streams -> outputs/rrandom.json, the references of pysdc.core.rrandom
-# (tests/test_rrandom.py). Needs only base R (no sdcMicro): run it from r_reference/ with
+# (tests/core/test_rrandom.py). Needs only base R (no sdcMicro): run it from r_reference/ with
 #   Rscript generate_rrandom.R
 # Every case is set.seed(seed) under R's default kinds (Mersenne-Twister, Inversion, Rejection)
 # followed by a list of calls made on the same stream, in order; each call's value is stored

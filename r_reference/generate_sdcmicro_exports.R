@@ -1,5 +1,5 @@
 # Every export of the installed sdcMicro (its NAMESPACE), for pysdc's table of sdcMicro's functions
-# (docs/reference/sdcmicro-exports.md: native / bridge-only / out of scope, tests/test_sdcmicro_exports.py).
+# (docs/reference/sdcmicro-exports.md: native / bridge-only / out of scope, tests/r/test_sdcmicro_exports.py).
 #
 #   cd r_reference && Rscript generate_sdcmicro_exports.R   # writes outputs/sdcmicro_exports.json
 #

@@ -8,7 +8,7 @@ Run from ``r_reference/`` (``regenerate.sh`` runs it after ``make_inputs.py``)::
 
 Writes ``cases/print.json``: each case names its input ``data``, the function ``fun`` and sdcMicro's
 arguments. ``generate_print.R`` runs the function, captures what ``print`` writes (stdout and
-messages) and stores it with the numbers behind it. ``tests/test_print.py`` checks pysdc's ``str()``
+messages) and stores it with the numbers behind it. ``tests/report/test_print.py`` checks pysdc's ``str()``
 of its results against them. Deterministic.
 """
 

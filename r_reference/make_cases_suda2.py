@@ -61,7 +61,7 @@ def make_inputs() -> dict[str, str]:
         "labor": _cat(["Employed", "Employed", "Non-LF", "Employed", "Unemployed", "Employed", "Non-LF",
                        "Unemployed", "Non-LF", "Non-LF"]),
     }), "suda_guide10")
-    # hand-worked: 6 records, 3 integer keys (see tests/test_suda2.py::test_hand_worked)
+    # hand-worked: 6 records, 3 integer keys (see tests/risk/test_suda2.py::test_hand_worked)
     files["hand6"] = _write(pd.DataFrame({
         "x": pd.array([1, 1, 1, 2, 2, 2], dtype="Int64"),
         "y": pd.array([1, 1, 2, 2, 3, 3], dtype="Int64"),

@@ -2,8 +2,8 @@
 
 Native measures with no sdcMicro counterpart (``r=""``, no :mod:`pysdc.r` wrapper): benchmark
 indicators with confidence-interval overlap, the GINI coefficient (number-for-number with
-``laeken::gini``; its stored references and live tests are in ``tests/test_gini.py``) and the
-comparison of regressions (R's ``lm``/``glm``; ``tests/test_regression.py``).
+``laeken::gini``; its stored references and live tests are in ``tests/loss/test_gini.py``) and the
+comparison of regressions (R's ``lm``/``glm``; ``tests/loss/test_regression.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Registry entries of the literature's information-loss measures (native only: sdcMicro has none).
 
 They have no R name, no bridge wrapper and no stored sdcMicro cases: their validation is the
-worked examples, independent-route and property tests of ``tests/test_loss_literature.py``.
+worked examples, independent-route and property tests of ``tests/loss/test_loss_literature.py``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ R sorts the distinct values of a character vector with the session's collation
 :func:`r_sort_text` reproduces ``"icu"`` for text made of ASCII characters, Latin letters with
 combining accents (anything Unicode's canonical decomposition turns into an ASCII letter plus
 marks U+0300-U+036F), and ß, æ, œ, ø, ł, đ, ð, þ (and their capitals) -- every ordering rule
-checked against R 4.2.2 with ICU 72 (``tests/test_createsdcobj_semantics.py`` compares random
+checked against R 4.2.2 with ICU 72 (``tests/problem/test_createsdcobj_semantics.py`` compares random
 texts with R's ``sort`` wherever R runs). Other characters (other scripts, symbols beyond ASCII)
 are placed after the characters it knows, in code point order, and reported as unverified so the
 caller can warn.

@@ -29,7 +29,7 @@ __all__ = [
 # ----------------------------------------------------------- size thresholds
 # Dense (table-based) paths are taken while their table has at most
 # max(DENSE_PER_RECORD * n, minimum) entries: memory stays O(n) and indexing a table beats
-# hashing. Tests lower these to force every path (tests/test_fast_paths.py).
+# hashing. Tests lower these to force every path (tests/core/test_fast_paths.py).
 
 #: table entries allowed per record before a dense path gives way to hashing
 DENSE_PER_RECORD = 4

@@ -3,7 +3,7 @@
 The procedure is the one sdcMicro 5.8.0 documents (``?recordSwap``), written from that description and
 from sdcMicro's observed behaviour, with pysdc's own generator (a NumPy ``Generator``): sdcMicro's C++
 draws from ``std::mt19937`` and iterates hash sets, so the households it swaps for a seed are not
-reproduced (a listed divergence); what it guarantees is (``tests/test_protect_swap.py``).
+reproduced (a listed divergence); what it guarantees is (``tests/protect/test_protect_swap.py``).
 
 Households are rows ``0 .. H-1``; every array below is one entry per household (or per record where
 said). Loops run over hierarchy levels, areas and similarity profiles, never over households.

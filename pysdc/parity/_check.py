@@ -1,6 +1,6 @@
 """Running a stored case through pysdc (native or bridge) and comparing with sdcMicro's result.
 
-Comparison rules (shared with ``tests/test_parity_stored.py``): tolerances come from
+Comparison rules (shared with ``tests/parity/test_parity_stored.py``): tolerances come from
 :mod:`pysdc._tolerances`; NA and NaN are the same missing value; where sdcMicro errors
 (or returns NULL), pysdc must raise :class:`~pysdc.InvalidParameterError`. Each measure's
 own runner and comparer live in its registry entry (:mod:`pysdc._registry`).

@@ -187,7 +187,7 @@ def prob_linkage(x, y, vars, *, block=None, bins=10, x_id=None, y_id=None, false
     sum to at most ``false_link_rate``, the non-link set the longest tail whose m-probabilities sum
     to at most ``false_nonlink_rate`` (patterns of equal weight are never split; Fellegi and
     Sunter's randomised decision at the boundary is not used). Cross-checked against Splink's EM
-    (tests/test_prob_linkage.py).
+    (tests/risk/test_prob_linkage.py).
     """
     check_vars_in("y", vars, y)
     truth = own_original(x, y, x_id, y_id)

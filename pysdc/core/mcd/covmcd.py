@@ -127,7 +127,7 @@ def cov_mcd(
     tie rules, the ten best kept per stage, the same stopping rule and the same exact-fit
     exits; the reweighting is covMcd's (``cov.wt``, weights ``d < chi2_{p;0.975}``). The
     estimates equal covMcd's to rounding and the stream is left where R leaves it
-    (``tests/test_mcd_rstream.py`` checks both against robustbase). Rare branches that
+    (``tests/core/test_mcd_rstream.py`` checks both against robustbase). Rare branches that
     read uninitialised memory in robustbase (a singular h-subset in the last stage of a
     split data set with n > nmini * kmini) raise ``InvalidParameterError``.
 
