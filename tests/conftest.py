@@ -1,6 +1,177 @@
-"""Shared pytest configuration.
+"""Shared pytest configuration: the layout and the markers of the optional components.
 
 The test tree mirrors the package (``tests/risk`` tests ``pysdc/risk`` …); the helper modules
 (``_live.py``, ``_methods.py``, …) stay in ``tests/`` and are importable from every subdirectory
 because this conftest's directory is on ``sys.path`` (pytest's default ``prepend`` import mode).
+
+A test that needs an optional component says so with a marker (``pytestmark = pytest.mark.live``
+for a module, ``@pytest.mark.spark`` for a test, ``pytest.param(..., marks=pytest.mark.duckdb)``
+for a case) and computes nothing itself. Before such a test is set up, :func:`pytest_runtest_setup`
+skips it with the reason the component is missing and how to install it. Each component is
+checked once per session, and only when a test marked with it is about to run: ``-m "not live"``
+or a run without a marked test never starts R (``import pysdc`` never does).
+
+``PYSDC_TEST_MISSING=needs_r,spark`` (marker names, comma-separated; ``r`` for the three R markers,
+``all`` for every one) makes the listed components count as missing, to see the skips on a machine
+that has them.
 """
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from _live import sdcmicro_missing_reason
+
+_R_HINT = "Debian: apt-get install r-base-core; then pip install 'pysdc-measures[r]' (rpy2)"
+_SDC_HINT = 'in R: install.packages("sdcMicro")'
+
+#: marker -> what a marked test needs (shown by ``pytest --markers``)
+MARKERS = {
+    "needs_r": "needs R and rpy2 usable in this process (no sdcMicro); skipped with the reason otherwise",
+    "live": "compares with live sdcMicro: needs R, rpy2 and the R package sdcMicro (with the rscript marker too: "
+            "Rscript instead of rpy2); skipped with the reason otherwise",
+    "rscript": "rscript(*r_packages): needs Rscript with sdcMicro (and the named R packages), run as a subprocess; "
+               "skipped with the reason otherwise",
+    "spark": "needs PySpark and Java 17 (the Spark engine); skipped with the reason otherwise",
+    "chromium": "needs a Chromium (or Chrome) binary for headless rendering; skipped with the reason otherwise",
+    "duckdb": "needs duckdb and pyarrow (the DuckDB engine); skipped with the reason otherwise",
+}
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
+
+
+def simulated_missing() -> set[str]:
+    """The markers whose components ``PYSDC_TEST_MISSING`` says to treat as missing."""
+    names = {s.strip() for s in os.environ.get("PYSDC_TEST_MISSING", "").split(",") if s.strip()}
+    if "all" in names:
+        return set(MARKERS)
+    if "r" in names:
+        names |= {"needs_r", "live", "rscript"}
+    return names & set(MARKERS)
+
+
+@functools.cache
+def _r_missing(sdcmicro: bool) -> str | None:
+    if importlib.util.find_spec("rpy2") is None:
+        return f"rpy2 is not installed ({_R_HINT})"
+    import pysdc.r as pr  # starts nothing; pr.available() starts R
+
+    status = pr.available(sdcmicro=sdcmicro)
+    if status:
+        return None
+    return f"R is not usable through rpy2: {status.reason}"
+
+
+def _needs_r_missing() -> str | None:
+    why = _r_missing(False)
+    return None if why is None else f"needs R and rpy2: {why}"
+
+
+def _live_missing() -> str | None:
+    why = _r_missing(False) or _r_missing(True)
+    return None if why is None else f"needs R with sdcMicro through rpy2: {why} ({_SDC_HINT})"
+
+
+def _rscript_missing(*packages: str) -> str | None:
+    why = sdcmicro_missing_reason(*packages)
+    if why is None:
+        return None
+    return (f"needs Rscript with sdcMicro{''.join(', ' + p for p in packages)}: {why} "
+            f"(Debian: apt-get install r-base-core; {_SDC_HINT})")
+
+
+@functools.cache
+def _java_major() -> int | None:
+    java = shutil.which("java")
+    if java is None:
+        return None
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60).stderr
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r'version "(?:1\.)?(\d+)', out)
+    return int(m.group(1)) if m else 0
+
+
+@functools.cache
+def _spark_missing() -> str | None:
+    if importlib.util.find_spec("pyspark") is None:
+        return "needs PySpark (pip install 'pysdc-measures[spark]')"
+    if importlib.util.find_spec("pyarrow") is None:
+        return "the Spark engine needs pyarrow (pip install 'pysdc-measures[spark]')"
+    major = _java_major()
+    if major is None:
+        return "the Spark engine needs Java 17, 'java' is not on PATH (Debian: apt-get install openjdk-17-jre-headless)"
+    if 0 < major < 17:
+        return f"the Spark engine needs Java 17, found Java {major} (Debian: apt-get install openjdk-17-jre-headless)"
+    return None
+
+
+def chromium_path() -> str | None:
+    """The Chromium (or Chrome) binary on PATH, or None."""
+    for name in CHROMIUM_NAMES:
+        exe = shutil.which(name)
+        if exe:
+            return exe
+    return None
+
+
+def _chromium_missing() -> str | None:
+    if chromium_path() is None:
+        return f"needs Chromium, none of {'/'.join(CHROMIUM_NAMES)} is on PATH (Debian: apt-get install chromium)"
+    return None
+
+
+@functools.cache
+def _duckdb_missing() -> str | None:
+    absent = [p for p in ("duckdb", "pyarrow") if importlib.util.find_spec(p) is None]
+    if absent:
+        return f"the DuckDB engine needs {' and '.join(absent)} (pip install 'pysdc-measures[duckdb]')"
+    return None
+
+
+CHECKS = {
+    "needs_r": _needs_r_missing,
+    "live": _live_missing,
+    "rscript": _rscript_missing,
+    "spark": _spark_missing,
+    "chromium": _chromium_missing,
+    "duckdb": _duckdb_missing,
+}
+
+
+def missing_reason(item) -> str | None:
+    """Why ``item`` cannot run here (the first of its component markers that is missing), or None."""
+    fake = simulated_missing()
+    for name in MARKERS:
+        marks = list(item.iter_markers(name))
+        if not marks:
+            continue
+        if name == "live" and any(True for _ in item.iter_markers("rscript")):
+            continue  # compares with sdcMicro through Rscript: the rscript check below says what it needs
+        if name in fake:
+            return f"{name}: treated as missing (PYSDC_TEST_MISSING={os.environ.get('PYSDC_TEST_MISSING')})"
+        args = tuple(sorted({a for m in marks for a in m.args})) if name == "rscript" else ()
+        why = CHECKS[name](*args)
+        if why is not None:
+            return why
+    return None
+
+
+def pytest_configure(config):
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    why = missing_reason(item)
+    if why is not None:
+        pytest.skip(why)

@@ -15,8 +15,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 import pysdc
 from pysdc import CoercionWarning, DegenerateResultWarning, InvalidParameterError, PysdcWarning
 
-from _live import sdcmicro_missing_reason
-
 NA = np.nan
 
 
@@ -172,16 +170,10 @@ def test_refusals(kwargs, match):
 
 # ------------------------------------------------------------ live sdcMicro
 
-def _sdcmicro_missing_reason():
-    return sdcmicro_missing_reason()
-
-
 @pytest.mark.live
+@pytest.mark.rscript
 @pytest.mark.parametrize("n_keys, n_sens, c", [(1, 3, 2.0), (2, 2, 1.3), (2, 4, 0.5)])
 def test_live_against_sdcmicro(n_keys, n_sens, c, tmp_path):
-    reason = _sdcmicro_missing_reason()
-    if reason:
-        pytest.skip(f"live sdcMicro comparison skipped: {reason}")
     rng = np.random.default_rng(n_keys * 10 + n_sens)
     n = 150
     df = pd.DataFrame({f"k{j}": rng.integers(1, 4, n).astype(float) for j in range(n_keys)})

@@ -15,8 +15,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 import pysdc
 from pysdc import CoercionWarning, InvalidParameterError
 
-from _live import sdcmicro_missing_reason
-
 NA = np.nan
 
 
@@ -272,10 +270,6 @@ def test_large_cardinality_keys_hash_path():
 
 # ------------------------------------------------------------ live sdcMicro
 
-def _sdcmicro_missing_reason():
-    return sdcmicro_missing_reason("jsonlite")
-
-
 def _run_r(code: str, df: pd.DataFrame, tmp_path) -> dict:
     df.to_csv(tmp_path / "d.csv", index=False)
     script = "suppressMessages({library(sdcMicro); library(jsonlite)}); d <- read.csv('d.csv')\n" + code
@@ -285,11 +279,9 @@ def _run_r(code: str, df: pd.DataFrame, tmp_path) -> dict:
 
 
 @pytest.mark.live
+@pytest.mark.rscript("jsonlite")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_live_against_sdcmicro(seed, tmp_path):
-    reason = _sdcmicro_missing_reason()
-    if reason:
-        pytest.skip(f"live sdcMicro comparison skipped: {reason}")
     rng = np.random.default_rng(seed)
     n = 150
     k = 1 + seed % 3

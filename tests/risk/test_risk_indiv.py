@@ -16,8 +16,6 @@ from scipy.special import gammaln
 import pysdc
 from pysdc import FreqCalcResult, InvalidParameterError
 
-from _live import sdcmicro_missing_reason
-
 
 def _freq(fk, Fk, combo=None):
     fk = np.asarray(fk, dtype=float)
@@ -149,15 +147,9 @@ def test_refuses_other_objects():
 
 # ------------------------------------------------------------ live sdcMicro
 
-def _sdcmicro_missing_reason():
-    return sdcmicro_missing_reason("jsonlite")
-
-
 @pytest.mark.live
+@pytest.mark.rscript("jsonlite")
 def test_live_against_sdcmicro(tmp_path):
-    reason = _sdcmicro_missing_reason()
-    if reason:
-        pytest.skip(f"live sdcMicro comparison skipped: {reason}")
     fk = np.array([1, 2, 3, 4, 5, 7, 10, 3, 1.5, 2.5, 6], dtype=float)
     Fk = np.array([4, 9, 20, 8.5, 60, 30, 100, 3, 10, 10, 6], dtype=float)
     pd.DataFrame({"fk": fk, "Fk": Fk}).to_csv(tmp_path / "f.csv", index=False)

@@ -18,8 +18,6 @@ import pysdc
 from pysdc import DegenerateResultWarning, InvalidParameterError, PysdcWarning
 from pysdc.core.threshold import global_threshold, household_risk, threshold_search
 
-from _live import sdcmicro_missing_reason
-
 NA = np.nan
 
 
@@ -289,16 +287,10 @@ def test_zero_and_negative_weights_warn():
 
 # ------------------------------------------------------------ live sdcMicro
 
-def _sdcmicro_missing_reason():
-    return sdcmicro_missing_reason("jsonlite")
-
-
 @pytest.mark.live
+@pytest.mark.rscript("jsonlite")
 @pytest.mark.parametrize("seed", [11, 12])
 def test_live_against_sdcmicro(seed, tmp_path):
-    reason = _sdcmicro_missing_reason()
-    if reason:
-        pytest.skip(f"live sdcMicro comparison skipped: {reason}")
     rng = np.random.default_rng(seed)
     n = 200
     df = pd.DataFrame({f"k{j}": rng.integers(1, 4, n).astype(float) for j in range(3)})
