@@ -20,7 +20,6 @@ from pysdc._registry._methods import method_by_r_name
 from pysdc.core import noise as kernels
 from pysdc.protect import AddNoiseResult, add_noise
 
-from _live import sdcmicro_missing_reason
 from _methods import check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
@@ -131,7 +130,6 @@ def test_cov_complete_is_r_cov():
 
 
 @pytest.mark.live
-@pytest.mark.skipif(sdcmicro_missing_reason() is not None, reason=str(sdcmicro_missing_reason()))
 @pytest.mark.parametrize("case", [c for c in CASES if "noise30" in c.values[0]["id"]][:12])
 def test_live_bridge_parity(case):
     from pysdc.r import add_noise as r_add_noise

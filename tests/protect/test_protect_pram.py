@@ -23,7 +23,6 @@ from pysdc.core.pram import invariant_matrix
 from pysdc.core.rrandom import RRandom
 from pysdc.protect import PramResult, pram
 
-from _live import sdcmicro_missing_reason
 from _methods import check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
@@ -100,7 +99,6 @@ def test_invalid(kw, match):
 
 
 @pytest.mark.live
-@pytest.mark.skipif(sdcmicro_missing_reason() is not None, reason=str(sdcmicro_missing_reason()))
 @pytest.mark.parametrize("case", [c for c in CASES if "pram40" in c.values[0]["id"]][:8])
 def test_live_bridge_parity(case):
     from pysdc.r import pram as r_pram

@@ -22,7 +22,6 @@ from pysdc.core.rrandom import RRandom
 from pysdc.core.shuffle import r_cor, reverse_map
 from pysdc.protect import ShuffleResult, shuffle
 
-from _live import sdcmicro_missing_reason
 from _methods import check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
@@ -113,7 +112,6 @@ def test_invalid(kw, match):
 
 
 @pytest.mark.live
-@pytest.mark.skipif(sdcmicro_missing_reason() is not None, reason=str(sdcmicro_missing_reason()))
 @pytest.mark.parametrize("case", CASES)
 def test_live_bridge_parity(case):
     from pysdc.r import shuffle as r_shuffle
