@@ -16,7 +16,7 @@ from .._tolerances import CLOSED_FORM, EXACT
 from ..risk._nn_linkage import NNLinkageResult, nn_linkage
 from ..risk._prob_linkage import ProbLinkageResult, prob_linkage
 from ..risk._record_linkage import RecordLinkageResult, record_linkage
-from ._measure import Measure, native_arguments
+from ._measure import Measure, Shown, native_arguments
 
 __all__ = ["ENTRIES"]
 
@@ -156,6 +156,8 @@ ENTRIES: tuple[Measure, ...] = (
               "are 0-based. Under ties pysdc picks, among the minimum-total-distance matchings, one with the most "
               "correct links (correct_matches_min: the fewest); sdcMicro's clue::solve_LSAP count lies between.",
         to_r=_record_linkage_to_r, from_r=_record_linkage_from_r,
+        # the variables are columns of y too (the bridge sends y only the columns the call names)
+        extra_columns=lambda v: {"y": list(v["vars"])},
         run_case=_run_record_linkage, compare_case=_compare_record_linkage,
         example=_example_record_linkage,
         description="global distance-based record linkage: the share of original records that the "
@@ -164,6 +166,11 @@ ENTRIES: tuple[Measure, ...] = (
         attacker="an intruder who knows that the release is the whole original file, masked, and matches the two "
                  "files one to one so that the total distance is smallest",
         section="risk",
+        assess="linkage", all_pairs=True,
+        shows=(Shown("correct_match_rate", "share of the records matched to their own", "pct"),
+               Shown("correct_matches", "correct matches ({distance})", "int"),
+               Shown("correct_matches_min", "fewest correct matches over the optimal matchings (ties)", "int"),
+               Shown("mean_distance"), Shown("distance", fmt="text")),
     ),
     Measure(
         "nn_linkage", "", "risk", nn_linkage, NNLinkageResult,
@@ -179,6 +186,10 @@ ENTRIES: tuple[Measure, ...] = (
         attacker="an intruder holding the original records who links each released record, independently, to the "
                  "nearest original record",
         section="risk",
+        assess="linkage",
+        shows=(Shown("rate", "nearest original is the own one ({distance}; ties count 1/t)", "pct"),
+               Shown("rate_second", "own original nearest or second nearest", "pct"),
+               Shown("correct"), Shown("n_linked", fmt="int"), Shown("distance", fmt="text", attr="distance_used")),
     ),
     Measure(
         "prob_linkage", "", "risk", prob_linkage, ProbLinkageResult,
@@ -194,5 +205,11 @@ ENTRIES: tuple[Measure, ...] = (
         attacker="an intruder who compares pairs of records on agreement patterns and links those whose "
                  "likelihood ratio passes the thresholds set by the accepted error rates",
         section="risk",
+        assess="linkage",
+        shows=(Shown("precision", "{true_links} of {linked_pairs} linked pairs true", "pct"),
+               Shown("risk", "true links over the records", "pct"),
+               Shown("linked_pairs", "pairs linked", "int"), Shown("true_links", fmt="int"),
+               Shown("clerical_pairs", fmt="int"), Shown("candidate_pairs", fmt="int"),
+               Shown("converged", fmt="bool")),
     ),
 )

@@ -9,7 +9,8 @@ factor -> Categorical; POSIXct -> datetime64[ns], tz-aware unless tzone is
 dimnames; named list -> dict (RList when it has an S3 class); unnamed list ->
 list; atomic vector -> ndarray (pandas masked array for integer/logical with
 NA; Series when named); length 1 -> Python scalar (NA -> nan for double,
-None otherwise); S4 objects, environments, functions -> RObject.
+None otherwise); a call or a name (e.g. a result's ``call`` component from ``match.call()``) -> its R
+text, str (never evaluated); S4 objects, environments, functions -> RObject.
 
 Columns of a returned data.frame get the dtype they were sent with back (:mod:`._convert_memo`).
 """
@@ -201,6 +202,8 @@ def to_py(sexp, scalar: bool = True):
     t = sexp.typeof
     if t == ri.RTYPES.NILSXP:
         return None
+    if t in (ri.RTYPES.LANGSXP, ri.RTYPES.SYMSXP):  # a call (e.g. match.call()) or a name: its R text
+        return str(_H["deparse_boxed"](ri.ListSexpVector([sexp]))[0])
     classes = _classes(sexp)
     if classes and _H["is_s4"](sexp)[0]:
         return _s4_or_handle(sexp, classes)

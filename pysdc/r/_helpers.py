@@ -123,6 +123,9 @@ list(
   nrow = function(x) .row_names_info(x, 2L),
   is_s4 = function(x) isS4(x),
   class_of = function(x) class(x),
+  # a call or a symbol must not be passed to an R function as such (the argument would evaluate it): it
+  # travels boxed in a list
+  deparse_boxed = function(b) paste(deparse(b[[1L]], width.cutoff = 500L), collapse = "\n"),
   slot = function(x, name) methods::slot(x, name),
   attr = function(x, name) attr(x, name, exact = TRUE),
   item = function(x, key) if (isS4(x)) methods::slot(x, key) else x[[key]],
