@@ -20,10 +20,17 @@ differ are refused (InvalidParameterError), as by the pandas path. A schema side
 
 from __future__ import annotations
 
+import csv
 import os
+import re
+from io import StringIO
 from pathlib import Path
 
+import numpy as np
+
+from .. import io as _io
 from .._errors import InvalidParameterError
+from ..io import FALSE_TEXTS, TRUE_TEXTS, check_dtype_fits, effective_entry, warn_big_integers
 
 __all__ = ["csv_options", "duckdb_csv", "spark_csv"]
 
@@ -48,8 +55,6 @@ def csv_options(files: list, *, na_values=("NA",), text_columns=(), sep=None, de
     """The reading options of CSV ``files`` as the pandas path resolves them (given, else
     :func:`pysdc.io.csv_dialect`'s, else detected in the first file), the header (the same in
     every file) and the schema (given, else the first file's sidecar)."""
-    from .. import io as _io
-
     if isinstance(na_values, str) or not all(isinstance(v, str) for v in na_values):
         raise InvalidParameterError(f"na_values must be a list of strings; got {na_values!r}.")
     first = Path(files[0])
@@ -130,10 +135,7 @@ def _all(cond: str, c: str) -> str:
 
 
 def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch=None) -> str:
-    from ..io import FALSE_TEXTS as _FALSE
-    from ..io import TRUE_TEXTS as _TRUE
-
-    bools = ", ".join(sql.lit(t) for t in _TRUE + _FALSE)
+    bools = ", ".join(sql.lit(t) for t in TRUE_TEXTS + FALSE_TEXTS)
     parts = []
     for i, e in enumerate(sch["columns"] if sch is not None else []):
         c = sql.q(e["name"])
@@ -188,9 +190,7 @@ def _classes(row: dict, header: list, cols: list) -> dict:
             big = row[f"m{i}"]
             out[name] = "numeric" if big is not None and big > _INT32_MAX else "integer"
             if big is not None and big > 2**53:  # as the pandas path warns
-                from ..io import warn_big_integers as _warn_big_integers
-
-                _warn_big_integers(None, f"column {name!r}")
+                warn_big_integers(None, f"column {name!r}")
         elif row[f"f{i}"] == 1:
             out[name] = "numeric"
         else:
@@ -203,9 +203,6 @@ def _typed_sql(sql: _Sql, header: list, classes: dict, decimal: str, src: str) -
 
 
 def _typed_exprs(sql: _Sql, header: list, classes: dict, decimal: str) -> list:
-    from ..io import FALSE_TEXTS as _FALSE
-    from ..io import TRUE_TEXTS as _TRUE
-
     exprs = []
     for name in header:
         c = sql.q(name)
@@ -218,8 +215,8 @@ def _typed_exprs(sql: _Sql, header: list, classes: dict, decimal: str) -> list:
             x = f"TRY_CAST({sql.trim(_number_text(sql, c, decimal))} AS DOUBLE)"
             e = f"(CASE WHEN isnan({x}) THEN NULL ELSE {x} END)"
         elif cls == "logical":
-            e = (f"(CASE WHEN {c} IN ({', '.join(sql.lit(t) for t in _TRUE)}) THEN TRUE "
-                 f"WHEN {c} IN ({', '.join(sql.lit(t) for t in _FALSE)}) THEN FALSE END)")
+            e = (f"(CASE WHEN {c} IN ({', '.join(sql.lit(t) for t in TRUE_TEXTS)}) THEN TRUE "
+                 f"WHEN {c} IN ({', '.join(sql.lit(t) for t in FALSE_TEXTS)}) THEN FALSE END)")
         else:
             e = c
         exprs.append(f"{e} AS {c}")
@@ -227,10 +224,8 @@ def _typed_exprs(sql: _Sql, header: list, classes: dict, decimal: str) -> list:
 
 
 def _schema_classes(sch: dict, text_columns) -> dict:
-    from ..io import effective_entry as _effective
-
     return {e["name"]: ("character" if e["r_class"] in ("factor", "ordered") else e["r_class"])
-            for e in (_effective(c, set(text_columns)) for c in sch["columns"])}
+            for e in (effective_entry(c, set(text_columns)) for c in sch["columns"])}
 
 
 def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
@@ -242,10 +237,6 @@ def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
                 "refuses it. Remove the NUL bytes (e.g. tr -d '\\000' < in.csv > out.csv).")
     if sch is None:
         return
-    import numpy as np
-
-    from ..io import check_dtype_fits as _fit
-
     for i, name in enumerate(header):  # the schema's classes must hold the values (as on the pandas path)
         cls = classes[name]
         ok = {"integer": row.get(f"f{i}") == 1 and row.get(f"w{i}") != 0, "numeric": row.get(f"f{i}") != 0,
@@ -268,7 +259,7 @@ def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
         if cls in ("integer", "numeric") and e.get("dtype") and row.get(f"lo{i}") is not None:
             ends = np.array([row[f"lo{i}"], row[f"hi{i}"]], dtype=np.float64)
             try:
-                _fit(ends, np.zeros(2, dtype=bool), e["dtype"], f"column {name!r} of {what}")
+                check_dtype_fits(ends, np.zeros(2, dtype=bool), e["dtype"], f"column {name!r} of {what}")
             except InvalidParameterError as exc:  # the engine's records have no row number here
                 raise InvalidParameterError(str(exc).replace(" (row 1)", "").replace(" (row 2)", "")) from None
 
@@ -345,11 +336,8 @@ def duckdb_csv(con, files: list, opts: dict):
 
 
 def _n_fields(text: str, sep: str) -> int:
-    import csv
-    import io
-
     try:
-        return max((len(r) for r in csv.reader(io.StringIO(text), delimiter=sep)), default=0)
+        return max((len(r) for r in csv.reader(StringIO(text), delimiter=sep)), default=0)
     except csv.Error:
         return 0
 
@@ -359,8 +347,6 @@ def _row(rel) -> dict:
 
 
 def _duck_error(exc, what: str, opts: dict) -> InvalidParameterError:
-    import re
-
     msg = str(exc).split("\n")
     head = " ".join(m.strip() for m in msg[:4] if m.strip() and not m.startswith("Possible"))
     head = head.replace("Invalid Input Error: ", "")

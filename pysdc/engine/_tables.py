@@ -12,10 +12,14 @@ import contextlib
 import glob as _glob
 import itertools
 import os
+import urllib.parse
 
 import pandas as pd
 
 from .._errors import InvalidParameterError
+from ..io import atomic_output, check_output
+from ._csv import csv_options, duckdb_csv, spark_csv
+from ._errors import engine_errors
 
 __all__ = ["Scan", "scan", "EngineTable", "as_table", "engine_kind", "SRC"]
 
@@ -104,8 +108,6 @@ class Scan:
     def table(self) -> _Backend:
         """The backend table (opened once)."""
         if self._table is None:
-            from ._errors import engine_errors
-
             with engine_errors(memory_limit=self.memory_limit,
                                paths=self.source if isinstance(self.source, list) else None):
                 self._table = _open(self)
@@ -239,8 +241,6 @@ def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit:
         s = Scan(files, format=fmt, engine=engine, id=id, memory_limit=memory_limit, threads=threads,
                  temp_directory=temp_directory, spark=spark)
         if fmt == "csv":  # read as read_table reads them (pysdc.engine._csv)
-            from ._csv import csv_options
-
             s.csv = csv_options(files, na_values=na_values, text_columns=text_columns, sep=sep, decimal=decimal,
                                 encoding=encoding, schema=schema)
     if id is not None and id not in s.columns:
@@ -282,16 +282,12 @@ def _open_source(s: Scan) -> _Backend:
             con.execute("SET enable_progress_bar_print = false")
         if s.format == "parquet":
             return DuckTable(con.sql(f"SELECT * FROM {_read_parquet(s.source)}"), id=s.id, con=con, files=s.source)
-        from ._csv import duckdb_csv
-
         return DuckTable(duckdb_csv(con, s.source, s.csv), id=s.id, con=con)
     spark = s.spark or _spark_session()
     reader = spark.read
     if s.format == "parquet":
         df = reader.parquet(*s.source)
     else:
-        from ._csv import spark_csv
-
         df = spark_csv(spark, s.source, s.csv)
     return SparkTable(df, id=s.id, files=s.source, format=s.format)
 
@@ -353,8 +349,6 @@ class EngineTable:
     def to_parquet(self, path) -> str:
         """Write the table to ``path`` (a Parquet file; a directory of part files with Spark), complete or not
         at all (:mod:`pysdc.io`); an input of the table is refused (InvalidParameterError)."""
-        from ..io import atomic_output, check_output
-
         path = os.fspath(path)
         check_output(path, self.inputs, what="path", directory_ok=self.kind == "spark")
         with atomic_output(path) as tmp:
@@ -584,8 +578,6 @@ class SparkTable(_Backend):
         if not self.has_positions():
             return None
         if self._positioned is None:
-            import urllib.parse
-
             from pyspark.sql import Window
             from pyspark.sql import functions as F
 
