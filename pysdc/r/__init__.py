@@ -43,7 +43,11 @@ warnings, to :func:`last_call_log`.
 
 from __future__ import annotations
 
-from .._errors import RNotAvailableError
+import numpy as np
+import pandas as pd
+
+from .._errors import InvalidParameterError, RNotAvailableError
+from . import _session
 from ._laeken import gini
 from ._measures import WRAPPERS as _WRAPPERS
 from ._methods import METHOD_WRAPPERS as _METHOD_WRAPPERS
@@ -78,8 +82,6 @@ __all__ = [
 
 def _r_names(kwargs: dict, r_args) -> dict:
     """Python keyword arguments -> R argument names: one trailing ``_`` dropped, then ``r_args``."""
-    from .._errors import InvalidParameterError
-
     out = {}
     for k, v in kwargs.items():
         out[k[:-1] if k.endswith("_") and len(k) > 1 else k] = v
@@ -174,11 +176,7 @@ def call(fun: str, /, *args, package: str | None = "sdcMicro", as_robject: bool 
     >>> pysdc.r.call("mean", [1.0, None, 3.0], r_args={"na.rm": True})  # doctest: +SKIP
     2.0
     """
-    from . import _session
-
     if not isinstance(fun, str) or not fun:
-        from .._errors import InvalidParameterError
-
         raise InvalidParameterError(f"fun must be the name of an R function; got {fun!r}.")
     return _session.call(fun, args, _r_names(kwargs, r_args), package=package, as_robject=as_robject)
 
@@ -222,13 +220,9 @@ def print(obj, /, *args, r_args: dict | None = None, **kwargs) -> str:  # noqa: 
     >>> sdc = pysdc.r.SdcObj.create(pysdc.r.dataset("testdata"), ["urbrur", "roof"])  # doctest: +SKIP
     >>> text = pysdc.r.print(sdc, "risk")                                           # doctest: +SKIP
     """
-    from . import _session
-
     if isinstance(obj, SdcObj):
         obj = obj.handle
-    # sdcMicro's print (an S4 generic with its sdcMicroObj method) when installed, else base::print
-    _session.call("print", (obj, *args), _r_names(kwargs, r_args), package="sdcMicro", as_robject=True)
-    return _session.last_call_log().text
+    return _session.printed(obj, args, _r_names(kwargs, r_args))
 
 
 def formula(text: str) -> RObject:
@@ -259,9 +253,7 @@ def formula(text: str) -> RObject:
     >>> f = pysdc.r.formula("~ sex + water")                                      # doctest: +SKIP
     >>> pysdc.r.call("modRisk", sdc, method="default", formulaM=f)                # doctest: +SKIP
     """
-    from .._errors import InvalidParameterError
-    from . import _session
-    from ._convert_to_py import handle
+    from ._convert_to_py import handle  # imports rpy2: `import pysdc.r` must not (tests/r/test_r_lazy.py)
 
     if not isinstance(text, str) or "~" not in text:
         raise InvalidParameterError(f"formula takes the text of an R formula containing '~'; got {text!r}.")
@@ -302,12 +294,6 @@ def dataset(name: str):
     >>> testdata.shape                                         # doctest: +SKIP
     (4580, 15)
     """
-    import numpy as np
-    import pandas as pd
-
-    from .._errors import InvalidParameterError
-    from . import _session
-
     names = datasets()
     if not isinstance(name, str) or name not in names:
         raise InvalidParameterError(f"sdcMicro has no data set {name!r}; its data sets are {names}.")
@@ -319,10 +305,6 @@ def dataset(name: str):
 
 def datasets() -> list:
     """The names of sdcMicro's example data sets (R's ``data(package = "sdcMicro")``)."""
-    import numpy as np
-
-    from . import _session
-
     _session.ensure_package("sdcMicro")
     out = _session.call("pkg_datasets", ("sdcMicro",), {}, helper=True)
     return [str(x) for x in np.atleast_1d(out)]
@@ -334,8 +316,6 @@ def available(sdcmicro: bool = True) -> Availability:
     Starts R if it is not running yet. Returns an :class:`Availability`, truthy
     when usable, with ``.ok`` and ``.reason`` (install hints when not usable).
     """
-    from . import _session
-
     try:
         _session.start()
         if sdcmicro:
@@ -354,8 +334,6 @@ def versions() -> dict:
 
     Starts R if it is installed and not running yet.
     """
-    from . import _session
-
     return _session.r_versions()
 
 
@@ -387,8 +365,6 @@ def sdcmicro_version() -> str:
     pysdc.RNotAvailableError
         R, rpy2 or sdcMicro is missing (with install hints).
     """
-    from . import _session
-
     _session.start()
     _session.ensure_package("sdcMicro")
     v = _session.r_versions()["sdcMicro"]
@@ -399,6 +375,4 @@ def sdcmicro_version() -> str:
 
 def last_call_log() -> CallLog:
     """Warnings, messages and printed output of this thread's last R call."""
-    from . import _session
-
     return _session.last_call_log()

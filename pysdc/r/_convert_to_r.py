@@ -42,6 +42,7 @@ from rpy2.rinterface_lib import openrlib
 
 from .._errors import InvalidParameterError
 from .._types import r_class
+from ..io import is_interchange, to_pandas
 from ._convert_memo import _active
 from ._helpers import H as _H
 from ._helpers import few_distinct as _few_distinct
@@ -326,8 +327,6 @@ def to_r(obj, name="argument"):
         return obj
     if isinstance(obj, pd.DataFrame):
         return frame_to_r(obj)
-    from ..io import is_interchange, to_pandas
-
     if is_interchange(obj):  # a Polars / Arrow table: as pandas (pysdc.io), then a data.frame
         return frame_to_r(to_pandas(name, obj))
     if isinstance(obj, pd.Series):

@@ -15,6 +15,7 @@ from .._errors import InvalidParameterError
 from .._validation import declared_params, validate
 from ..loss import GiniResult
 from ..loss import gini as _native_gini
+from . import _session
 
 __all__ = ["gini"]
 
@@ -31,8 +32,6 @@ def gini(x, *, w=None, ci="bootstrap", level=0.95, na_rm=False, n_boot=100, rand
     --------
     pysdc.gini
     """
-    from . import call
-
     # the native function's declared constraints, before R starts (the same messages)
     v = validate(declared_params(_native_gini), {"x": x, "w": w, "ci": ci, "level": level, "na_rm": na_rm,
                                                  "n_boot": n_boot, "random_state": random_state})
@@ -54,7 +53,7 @@ def gini(x, *, w=None, ci="bootstrap", level=0.95, na_rm=False, n_boot=100, rand
         kwargs.update({"var": "bootstrap", "bootType": "naive", "R": int(n_boot), "alpha": 1.0 - float(level)})
         if random_state is not None:
             kwargs["seed"] = int(random_state)
-    out = call("gini", xv, package="laeken", **kwargs)
+    out = _session.call("gini", (xv,), kwargs, package="laeken")
     lower = upper = variance = float("nan")
     if ci == "bootstrap":
         lo_up = np.asarray(out["ci"], dtype=float).reshape(-1)

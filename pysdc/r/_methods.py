@@ -16,14 +16,13 @@ import numpy as np
 from .._errors import InvalidParameterError
 from .._registry._methods import METHODS, Method
 from .._validation import validate
+from . import _session
 
 __all__ = ["METHOD_WRAPPERS", "method_function"]
 
 
 def run(entry: Method, values: dict):
     """Validate ``values`` (the bound arguments) and run the method with sdcMicro."""
-    from . import _session
-
     values = validate(entry.params, values)
     seed = values.get(entry.r_seed) if entry.r_seed else None
     if seed is not None and not isinstance(seed, int):

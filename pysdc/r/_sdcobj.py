@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 import inspect
 
+import numpy as np
+
 from .._errors import InvalidParameterError
 from .._registry._methods import method_by_python_name
 from ..io import as_frame
@@ -242,7 +244,6 @@ class SdcObj:
     def _spec(self) -> dict:
         if self._names_cache is None:
             out = _session.call("sdc_names", (self._handle,), {}, helper=True, as_robject=False)
-            import numpy as np
 
             def names(v):
                 return [] if v is None else [str(x) for x in np.atleast_1d(v)]
@@ -293,9 +294,7 @@ class SdcObj:
         """R's printed text of ``print(sdc, type)``; ``type`` is one of :data:`PRINT_TYPES`."""
         if type not in PRINT_TYPES:
             raise InvalidParameterError(f"type must be one of {list(PRINT_TYPES)}; got {type!r}.")
-        from . import print as r_print
-
-        return r_print(self._handle, type)
+        return _session.printed(self._handle, (type,))
 
     def __repr__(self) -> str:
         try:

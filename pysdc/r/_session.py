@@ -15,7 +15,11 @@ import sys
 import threading
 import warnings
 
+import numpy as np
+import pandas as pd
+
 from .._errors import InvalidParameterError, RCallError, RNotAvailableError, RWarning
+from ._convert_memo import DtypeMemo, applying, recording
 from ._helpers import helpers
 from ._objects import CallLog, RObject
 from ._runtime import HINT_SDCMICRO, LOCK, start
@@ -65,10 +69,14 @@ def last_call_log() -> CallLog:
     return getattr(_local, "log", CallLog())
 
 
-def _describe(value) -> str:
-    import numpy as np
-    import pandas as pd
+def printed(obj, args=(), kwargs=None) -> str:
+    """R's printed text of ``print(obj, *args, **kwargs)`` (R names), as :func:`pysdc.r.print` returns it."""
+    # sdcMicro's print (an S4 generic with its sdcMicroObj method) when installed, else base::print
+    call("print", (obj, *args), kwargs or {}, package="sdcMicro", as_robject=True)
+    return last_call_log().text
 
+
+def _describe(value) -> str:
     if isinstance(value, pd.DataFrame):
         return f"<data.frame {value.shape[0]}x{value.shape[1]}>"
     if isinstance(value, (pd.Series, np.ndarray)) and np.size(value) > 5:
@@ -179,7 +187,7 @@ def lookup(fun: str, package, internal: bool = False, display: str = ""):
 
 def _arg_to_r(value, name):
     """One argument of a call: text starting with ``~`` becomes an R formula (see :func:`pysdc.r.call`)."""
-    from ._convert_to_r import to_r
+    from ._convert_to_r import to_r  # imports rpy2 (optional): only after start(), which reports a missing R clearly
 
     if isinstance(value, str) and value.lstrip().startswith("~"):
         return formula_sexp(value, name)
@@ -233,8 +241,6 @@ def call_sexp(fun: str, args=(), kwargs=None, package="sdcMicro", internal: bool
             else:
                 f, found = lookup(fun, package, internal, describe_call(fun, package, args, kwargs))
             display = describe_call(fun, found, args, kwargs)
-            from ._convert_memo import recording
-
             with recording(memo):
                 values = [_arg_to_r(a, f"argument {i + 1}") for i, a in enumerate(args)]
                 values += [_arg_to_r(v, k) for k, v in kwargs.items()]
@@ -279,8 +285,7 @@ def call(fun: str, args=(), kwargs=None, package="sdcMicro", as_robject: bool = 
     (plus those of ``memo``, a :class:`~pysdc.r._convert_memo.DtypeMemo`) back."""
     with LOCK:
         start()  # before importing the converter (which imports rpy2)
-        from ._convert_memo import DtypeMemo, applying
-        from ._convert_to_py import handle, to_py
+        from ._convert_to_py import handle, to_py  # imports rpy2: only after start()
 
         sent = DtypeMemo()
         sexp = call_sexp(fun, args, kwargs, package, internal=internal, helper=helper, memo=sent)
@@ -297,7 +302,7 @@ def call(fun: str, args=(), kwargs=None, package="sdcMicro", as_robject: bool = 
 
 
 def to_python(sexp, scalar=True):
-    from ._convert_to_py import to_py
+    from ._convert_to_py import to_py  # imports rpy2: only after start()
 
     with LOCK:
         return to_py(sexp, scalar=scalar)
