@@ -14,6 +14,7 @@ import pandas as pd
 from .._registry import MEASURES
 from .._registry._measure import decode
 from .._registry._methods import METHODS, load_case_data
+from ..io import read_table
 
 __all__ = ["FUNCTIONS", "MEASURE_FUNCTIONS", "METHOD_FUNCTIONS", "is_method", "Case", "reference_dir",
            "reference_dir_candidates",
@@ -158,8 +159,6 @@ _TABLES: dict = {}
 
 def load_input(root: Path, name: str) -> pd.DataFrame:
     """A stored input table (cached; a fresh copy each time)."""
-    from ..io import read_table
-
     key = (str(root), name)
     if key not in _TABLES:
         _TABLES[key] = read_table(root / "inputs" / name)

@@ -22,8 +22,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+import pysdc
+import pysdc.r
+
 from .._registry import by_r_name
 from .._tolerances import Tolerance, tolerance_for
+from ..problem import K_ANON_KS
 from ._check import Comparer, compare_arrays
 from ._corpus import divergence_for
 from ._fuzz_data import FuzzData
@@ -275,8 +279,6 @@ def _values(c: list, fname: str, pyname: str, expected, actual, tol: Tolerance |
 
 def _problem(ds: FuzzData, native_mod, bridge_mod, divergences) -> list:
     """SdcProblem(...).risk() against createSdcObj's risk slot, suda2(sdc), ldiversity(sdc), kAnon_violations."""
-    from ..problem import K_ANON_KS
-
     data = ds.data.join(ds.x)
     spec = {"num_vars": list(ds.x.columns), "w": ds.w, "hid": ds.hid,
             "sensitive": [ds.sensitive] if ds.sensitive else []}
@@ -374,9 +376,9 @@ def run_dataset(ds: FuzzData, divergences=(), *, native_mod=None, bridge_mod=Non
                 measures=None) -> list:
     """Every comparison on one data set (or those of ``measures``, sdcMicro names): a list of :class:`FuzzOutcome`."""
     if native_mod is None:
-        import pysdc as native_mod
+        native_mod = pysdc
     if bridge_mod is None:
-        import pysdc.r as bridge_mod
+        bridge_mod = pysdc.r
     rng = np.random.default_rng([ds.seed, 1])  # the variants' own stream: the data set stays seed-only
     outs = [_run_measure(ds, spec, native_mod, bridge_mod, divergences) for spec in variants(ds, rng)
             if measures is None or spec[0] in measures]

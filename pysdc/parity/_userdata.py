@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import PysdcError, RNotAvailableError
+from .._registry import by_python_name
 from .._tolerances import robeigen_tolerance, tolerance_for
 from .._types import numeric_columns
 from ._check import compare_arrays
@@ -58,8 +59,6 @@ def _numeric_array(v):
 
 def _fields(measure: str, result) -> dict:
     """The numeric fields of a result by the registry's names (columns of tables as ``field.column``)."""
-    from .._registry import by_python_name
-
     scalar = _numeric_array(result)
     if scalar is not None:
         return {"value": scalar}

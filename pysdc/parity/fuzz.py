@@ -20,13 +20,27 @@ import argparse
 import fnmatch
 import json
 import math
+import multiprocessing
 import os
+import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import scipy
+
+import pysdc.r
 
 from .._errors import RNotAvailableError
+from .._version import __version__
+from ._corpus import divergence_for, load_divergences
+from ._fuzz_data import make_dataset
+from ._fuzz_run import run_dataset
 
 __all__ = ["CLASSES", "classify", "run", "merge", "recheck", "write_results", "main"]
 
@@ -98,8 +112,6 @@ def classify(o) -> str:
 
 def _check_bridge() -> str:
     """The installed sdcMicro version; RNotAvailableError (with install hints) when the bridge cannot run."""
-    import pysdc.r
-
     avail = pysdc.r.available()
     if not avail:
         raise RNotAvailableError(
@@ -125,11 +137,6 @@ def _record(o, cls=None) -> dict:
 
 def summarize(outcomes, *, n: int, seed: int, max_n: int, seconds: float, sdcmicro: str) -> dict:
     """The result document (what ``<output>.json`` holds)."""
-    import numpy as np
-    import pandas as pd
-
-    from .._version import __version__
-
     counts: dict = {}
     for o in outcomes:
         c = counts.setdefault(o.measure, {"calls": 0, "agree": 0, "both-refused": 0, "explained": 0,
@@ -141,8 +148,6 @@ def summarize(outcomes, *, n: int, seed: int, max_n: int, seconds: float, sdcmic
         c["seconds"] = round(c["seconds"], 1)
     mism = [o for o in outcomes if o.status == "mismatch"]
     recs = [_record(o, classify(o)) for o in mism]
-    import scipy
-
     return {
         "header": {"generated": "python -m pysdc.parity.fuzz -- do not edit", "datasets": n, "base_seed": seed,
                    "max_n": max_n, "seconds": round(seconds, 1), "sdcmicro_version": sdcmicro,
@@ -178,8 +183,6 @@ def merge(docs, divergences=None) -> dict:
     Mismatches are classified again and checked against ``divergences`` (default:
     ``r_reference/divergences.json`` as it is now).
     """
-    from types import SimpleNamespace
-
     docs = sorted(docs, key=lambda d: d["header"]["base_seed"])
     for a, b in zip(docs, docs[1:]):
         if a["header"]["base_seed"] + a["header"]["datasets"] != b["header"]["base_seed"]:
@@ -204,16 +207,12 @@ def merge(docs, divergences=None) -> dict:
     doc = {"header": header, "totals": {}, "counts": counts, "classes": {}, "mismatches": recs,
            "explained": [r for d in docs for r in d["explained"]]}
     if divergences is None:
-        from ._corpus import load_divergences
-
         divergences = load_divergences()
     return _explain(doc, divergences)  # divergences.json as it is now
 
 
 def _explain(doc: dict, divergences) -> dict:
     """Move the mismatches that ``divergences`` (``applies_to: fuzz``) now explain to the explained ones."""
-    from ._corpus import divergence_for
-
     keep = []
     for r in doc["mismatches"]:
         case_id = f"fuzz:{r['measure']}:{r['variant']}:{','.join(r['tags'])}:{r['seed']}"
@@ -234,12 +233,6 @@ def _explain(doc: dict, divergences) -> dict:
 
 def recheck(doc: dict, max_n: int = 100_000) -> dict:
     """Replay each class's reproducing seed with the code as it is now; record whether it still mismatches."""
-    import subprocess
-
-    from ._corpus import load_divergences
-    from ._fuzz_data import make_dataset
-    from ._fuzz_run import run_dataset
-
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               cwd=Path(__file__).resolve().parent, check=False).stdout.strip() or None
@@ -346,10 +339,6 @@ def write_results(doc: dict, output) -> tuple:
 
 def _one(args) -> list:
     """The outcomes of one data set (a worker process's task)."""
-    from ._corpus import load_divergences
-    from ._fuzz_data import make_dataset
-    from ._fuzz_run import run_dataset
-
     seed, max_n, problem, measures = args
     if "divergences" not in _WORKER:
         _WORKER["divergences"] = load_divergences()
@@ -373,9 +362,6 @@ def run(n: int, seed: int = 1, max_n: int = 100_000, *, progress=None, problem: 
     tasks = [(seed + i, max_n, problem, measures) for i in range(n)]
     pool = None
     if jobs > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
         results = pool.map(_one, tasks, chunksize=4)
     else:
@@ -398,10 +384,6 @@ def run(n: int, seed: int = 1, max_n: int = 100_000, *, progress=None, problem: 
 
 def replay(seed: int, max_n: int = 100_000) -> list:
     """Run the one data set of ``seed``; its outcomes (for debugging a reported mismatch)."""
-    from ._corpus import load_divergences
-    from ._fuzz_data import make_dataset
-    from ._fuzz_run import run_dataset
-
     _check_bridge()
     return run_dataset(make_dataset(seed, max_n=max_n), load_divergences())
 
@@ -426,8 +408,6 @@ def main(argv=None) -> int:
         p.error("--n and --jobs must be >= 1 and --max-n >= 20")
     try:
         if a.replay is not None:
-            from ._fuzz_data import make_dataset
-
             print(make_dataset(a.replay, max_n=a.max_n).describe())
             for o in replay(a.replay, a.max_n):
                 print(f"{o.status:13s} {o.measure} {o.variant} {json.dumps(o.args, default=str)}"
