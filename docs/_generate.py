@@ -6,6 +6,8 @@ A page asks for a generated part with a marker line ``<!-- pysdc:generate NAME -
 - ``names``: the R <-> Python name table, ``pysdc._registry.markdown_table()`` verbatim;
 - ``catalogue``: every registered measure by family, with its sdcMicro name, its first docstring line,
   its result and whether the R bridge runs it (from ``pysdc._registry.MEASURES``);
+- ``api-measures``: the API reference's measures, one mkdocstrings block each, by the registry's groups
+  (``pysdc._registry.GROUPS``), then their result classes (docs/reference/api.md: no hand list);
 - ``divergences``: the known divergences from sdcMicro, ``r_reference/divergences.json``;
 - ``cli``: the command-line reference, from the argparse parser ``pysdc.cli.build_parser``;
 - ``methods``: the protection methods of ``pysdc.protect`` (the methods registry ``pysdc._registry._methods``);
@@ -13,7 +15,10 @@ A page asks for a generated part with a marker line ``<!-- pysdc:generate NAME -
   from ``r_reference/outputs/sdcmicro_exports.json`` and ``pysdc._registry._exports``.
 
 Nothing here is typed by hand, so nothing can go stale: the build reads the code it documents.
-``python docs/_generate.py OUTDIR`` writes the parts as Markdown files for inspection.
+``python docs/_generate.py OUTDIR`` writes the parts as Markdown files for inspection;
+``python docs/_generate.py --readme`` rewrites the README's measure list (between ``<!-- pysdc:catalogue -->``
+and ``<!-- /pysdc:catalogue -->``) from the registry (``pysdc._registry.catalogue_markdown``);
+tests/test_adding_a_measure.py checks that the committed README is current.
 
 The hook also turns the Sphinx roles of pysdc's numpydoc docstrings (``:func:`x```, ``:class:`x```,
 ...), which Markdown does not know, into code spans.
@@ -69,6 +74,25 @@ def catalogue() -> str:
         out += [f"- `{m.python}` (`{m.r}`): {' '.join(m.notes.split())}" for m in notes]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def _api_block(name: str) -> list[str]:
+    return [f"::: {name}", "    options:", "      heading_level: 3", ""]
+
+
+def api_measures() -> str:
+    from pysdc import _registry
+
+    out = []
+    for title, entries in _registry.GROUPS:
+        out += [f"## {title}", ""]
+        for m in entries:
+            out += _api_block(f"pysdc.{m.python}")
+    results = [n for n in _registry.public_names() if not n.islower()]
+    out += ["## Result classes of the measures", ""]
+    for n in results:
+        out += _api_block(f"pysdc.{n}")
+    return "\n".join(out)
 
 
 def divergences() -> str:
@@ -190,7 +214,7 @@ def methods() -> str:
     return "\n".join(out) + "\n"
 
 
-GENERATORS = {"names": names, "catalogue": catalogue, "divergences": divergences, "cli": cli,
+GENERATORS = {"names": names, "catalogue": catalogue, "api-measures": api_measures, "divergences": divergences, "cli": cli,
               "sdcmicro-exports": sdcmicro_exports, "methods": methods}
 
 
@@ -219,10 +243,39 @@ def on_page_content(html, page, config, files):  # noqa: ARG001 - MkDocs' hook s
     return _ROLE.sub(r"<code>\1</code>", html)
 
 
+README = ROOT / "README.md"
+_README_BLOCK = re.compile(r"(<!-- pysdc:catalogue -->\n)(.*?)(<!-- /pysdc:catalogue -->)", re.S)
+
+
+def readme_catalogue(text: str) -> str:
+    """The README ``text`` with its measure list regenerated from the registry."""
+    from pysdc import _registry
+
+    block = "\n".join("  " + line for line in _registry.catalogue_markdown().splitlines()) + "\n"
+    if not _README_BLOCK.search(text):
+        raise ValueError("the README has no <!-- pysdc:catalogue --> ... <!-- /pysdc:catalogue --> block")
+    return _README_BLOCK.sub(lambda m: m.group(1) + block + m.group(3), text, count=1)
+
+
+def write_readme(path: Path = README) -> bool:
+    """Regenerate the README's measure list in place (a temporary file beside it, then a rename); whether it changed."""
+    old = path.read_text(encoding="utf-8")
+    new = readme_catalogue(old)
+    if new == old:
+        return False
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(new, encoding="utf-8")
+    tmp.replace(path)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--readme"]:
+        print("README.md " + ("updated" if write_readme() else "already current"))
+        return 0
     if len(argv) != 1:
-        print("usage: python docs/_generate.py OUTDIR", file=sys.stderr)
+        print("usage: python docs/_generate.py OUTDIR | --readme", file=sys.stderr)
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,10 @@
 ``pysdc.r`` (which starts neither R nor rpy2) and adds each wrapper to the static model with its real signature
 and docstring, so the API reference documents exactly the functions users call.
 
+:class:`RegistryExports`: ``pysdc/__init__.py`` exports every registered measure and its result class from the
+registry (``globals().update(...)``, :mod:`pysdc._registry`); the extension adds each to the static model of
+``pysdc`` as an alias of its defining module's object, so ``::: pysdc.<measure>`` resolves.
+
 :class:`NumpydocReferences`: numpydoc's References (``.. [1] ...``) as a Markdown list.
 """
 
@@ -48,6 +52,19 @@ class RBridgeWrappers(griffe.Extension):
                                    lineno=0, endlineno=0)
             func.docstring = griffe.Docstring(inspect.cleandoc(fn.__doc__ or ""), parent=func, lineno=0, endlineno=0)
             mod.set_member(name, func)
+
+
+class RegistryExports(griffe.Extension):
+    def on_module_members(self, *, mod: griffe.Module, **kwargs) -> None:  # noqa: ARG002
+        if mod.path != "pysdc":
+            return
+        from pysdc._registry import MEASURES
+
+        objs = {m.python: m.native for m in MEASURES}
+        objs.update({m.result.__name__: m.result for m in MEASURES if m.result.__module__.startswith("pysdc")})
+        for name, obj in objs.items():
+            if name not in mod.members:
+                mod.set_member(name, griffe.Alias(name, f"{obj.__module__}.{obj.__qualname__}", parent=mod))
 
 
 _FOOTNOTE = re.compile(r"^(\s*)\.\. \[(\w+)\]", re.M)

@@ -38,12 +38,17 @@ How to add a measure
    compares them with :class:`pysdc.parity.Comparer` (``c.value``, ``c.rows``). Options
    sdcMicro lacks go in ``r_requires``; a bridge that needs more than renaming arguments and
    reading result components gets ``to_r``/``from_r`` hooks (see the entries in ``_sdcmicro.py``).
-   Export the function and its result class explicitly in ``pysdc/__init__.py`` (a test
-   checks that the exports and the registry agree), and to ``docs/reference/api.md`` (a test checks that the API
-   reference has every exported name); the docs' name table and catalogue follow the entry when they are built.
+   Nothing lists it elsewhere: ``pysdc``'s exports and docstring catalogue, the API reference
+   (``docs/reference/api.md``, generated at build time from :data:`GROUPS`), the README's catalogue
+   (``python docs/_generate.py --readme``; a test checks the committed block is current) follow the entry.
+4. **Its place in the assessment** (optional): ``assess="linkage"`` with ``shows=(Shown(key, label, fmt), ...)``
+   makes :meth:`pysdc.SdcProblem.risk` compute it on the masked numeric variables, the ``pysdc-risk-1``
+   model hold the numbers named in ``shows``, the text and HTML reports show the labelled ones, and
+   ``pysdc risk --numeric --masked`` report it (docs/development.md, "Adding a measure").
 
 Nothing else changes: the export, the bridge wrapper, the parity report, the CLI's
-``parity --function`` choice, the common and invalid-value tests all follow the entry.
+``parity --function`` choice, the common and invalid-value tests all follow the entry
+(tests/test_adding_a_measure.py checks that no hand list came back).
 """
 
 from __future__ import annotations
@@ -53,17 +58,26 @@ import sys
 from ._checks import ENTRIES as _CHECKS
 from ._linkage import ENTRIES as _LINKAGE
 from ._literature import ENTRIES as _LITERATURE
-from ._measure import Measure, _loss_pair, _risk_frame, native_arguments  # noqa: F401 (tests use the examples)
+from ._measure import ASSESSMENTS, Measure, Shown, _loss_pair, _risk_frame, native_arguments  # noqa: F401 (tests use the examples)
 from ._sdcmicro import ENTRIES as _SDCMICRO
 from ._swapping import ENTRIES as _SWAPPING
 from ._toolbox import ENTRIES as _TOOLBOX
 
-__all__ = ["Measure", "MEASURES", "by_python_name", "by_r_name", "markdown_table", "public_names",
-           "native_arguments"]
+__all__ = ["Measure", "Shown", "MEASURES", "GROUPS", "ASSESSMENTS", "by_python_name", "by_r_name", "assessed",
+           "markdown_table", "public_names", "native_arguments", "catalogue_markdown"]
 
 #: every measure, in report order: sdcMicro's first measures, the risk toolbox, the literature's and the
 #: analysts' checks (both native only)
 MEASURES: tuple[Measure, ...] = (*_SDCMICRO, *_SWAPPING, *_TOOLBOX, *_LINKAGE, *_LITERATURE, *_CHECKS)
+
+#: the measures by group, with the group's title (the API reference's and the catalogues' headings)
+GROUPS: tuple[tuple[str, tuple[Measure, ...]], ...] = (
+    ("sdcMicro's measures", (*_SDCMICRO, *_SWAPPING)),
+    ("The handbook's risk toolbox", _TOOLBOX),
+    ("Record linkage", _LINKAGE),
+    ("The literature's measures (native only)", _LITERATURE),
+    ("The analysts' utility checks (native only)", _CHECKS),
+)
 
 _BY_PY = {m.python: m for m in MEASURES}
 _BY_R = {m.r: m for m in MEASURES if m.r}
@@ -77,6 +91,13 @@ def by_python_name(name: str) -> Measure:
 def by_r_name(name: str) -> Measure:
     """The entry of sdcMicro's ``<name>``."""
     return _BY_R[name]
+
+
+def assessed(kind: str) -> tuple[Measure, ...]:
+    """The measures :class:`pysdc.SdcProblem` assesses the ``kind`` way (:data:`ASSESSMENTS`), in registry order."""
+    if kind not in ASSESSMENTS or not kind:
+        raise ValueError(f"kind must be one of {ASSESSMENTS[1:]}; got {kind!r}")
+    return tuple(m for m in MEASURES if m.assess == kind)
 
 
 def public_names() -> list[str]:
@@ -105,6 +126,16 @@ def markdown_table() -> str:
             flds = ", ".join(f"`{py}`" for py in m.fields) or f"`{m.result.__name__}`"
             rows.append(f"| `pysdc.{m.python}` | {m.family} | {m.notes} | {flds} |")
     return "\n".join(rows)
+
+
+def catalogue_markdown() -> str:
+    """The measure catalogue as a Markdown list by group (the README embeds it between markers;
+    ``python docs/_generate.py --readme`` writes it)."""
+    out = []
+    for title, entries in GROUPS:
+        names = ", ".join(f"`{m.python}`" + (f" (`{m.r}`)" if m.r else "") for m in entries)
+        out.append(f"- **{title}**: {names}.")
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,10 +13,61 @@ import pandas as pd
 from .._foreign import Declaration, declared_measure
 from .._validation import Columns, declared_params
 
-__all__ = ["Measure", "native_arguments", "decode", "SECTIONS"]
+__all__ = ["Measure", "Shown", "native_arguments", "decode", "SECTIONS", "ASSESSMENTS"]
 
 #: the report sections a measure belongs to (ids of the HTML report's sections)
 SECTIONS = ("risk", "suda2", "ldiversity", "utility", "utility-per-variable", "estimates")
+
+#: how :class:`pysdc.SdcProblem` assesses a measure by its entry alone (``Measure.assess``):
+#: ``"linkage"`` -- :meth:`pysdc.SdcProblem.risk` with ``masked`` and numeric variables calls ``native(x, y, num_vars)``
+#: on the records complete in both files (record i of the masked file is record i of the data); the result joins
+#: the ``linkage`` section of the ``pysdc-risk-1`` model (its :attr:`Measure.shows`), the text and HTML reports and
+#: ``pysdc risk --numeric --masked``. Empty: the problem computes the measure on its own terms (or not at all).
+ASSESSMENTS = ("", "linkage")
+
+#: how a shown value is written: a share as a percentage, a count, a number, a word, a yes/no
+FORMATS = ("pct", "int", "float", "text", "bool")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One number of a measure's result in the assessment model and the reports (``Measure.shows``).
+
+    Attributes
+    ----------
+    key : str
+        Its key in the model's entry of the measure (``pysdc-risk-1``: ``linkage.measures.<name>.<key>``).
+    label : str
+        What the text and HTML reports say beside it, formatted with the entry's values
+        (``"{true_links} of {linked_pairs} linked pairs true"``); empty: in the model only, not shown.
+    fmt : str
+        How it is converted and written (one of :data:`FORMATS`): ``"pct"`` a share (written as %),
+        ``"int"``, ``"float"`` (None stays None), ``"text"``, ``"bool"``.
+    attr : str
+        The result's attribute holding it (default: ``key``).
+    """
+
+    key: str
+    label: str = ""
+    fmt: str = "float"
+    attr: str = ""
+
+    def __post_init__(self):
+        if self.fmt not in FORMATS:  # pragma: no cover - an entry error, caught at import
+            raise ValueError(f"Shown {self.key!r}: fmt must be one of {FORMATS}; got {self.fmt!r}")
+
+    def read(self, result):
+        """The value from a result, as the model stores it (plain Python)."""
+        v = getattr(result, self.attr or self.key)
+        if v is None:
+            return None
+        if self.fmt == "int":
+            return int(v)
+        if self.fmt == "bool":
+            return bool(v)
+        if self.fmt == "text":
+            return str(v)
+        return float(v)
 
 
 @dataclass(frozen=True)
@@ -85,6 +136,15 @@ class Measure:
     attacker : str
         Which intruder the measure models, in one sentence a report can show (the record-linkage
         measures; docs/record-linkage.md).
+    assess : str
+        How :class:`pysdc.SdcProblem` computes it from the entry alone (one of :data:`ASSESSMENTS`;
+        empty: on the problem's own terms or not at all).
+    shows : tuple of Shown
+        The numbers of its result the assessment model holds and the reports show (with ``assess``);
+        the first one is the entry's ``value``.
+    all_pairs : bool
+        It compares every pair of records (n x n memory): the problem skips it, with the reason, above
+        ``SdcProblem.risk``'s ``record_linkage_max`` records (``pysdc risk --force-record-linkage``).
 
     What the measure's decorator (:func:`pysdc._foreign.measure`) declares is read from the native
     function: :attr:`params`, :attr:`selects`, :attr:`engine`, :attr:`no_engine`, :attr:`by_name`,
@@ -116,10 +176,23 @@ class Measure:
     section: str = ""
     variants: dict = field(default_factory=dict)
     attacker: str = ""
+    assess: str = ""
+    shows: tuple = ()
+    all_pairs: bool = False
 
     def __post_init__(self):
         if self.section not in SECTIONS:  # pragma: no cover - an entry error, caught at import
             raise ValueError(f"{self.python}: section must be one of {SECTIONS}; got {self.section!r}")
+        if self.assess not in ASSESSMENTS:  # pragma: no cover - an entry error, caught at import
+            raise ValueError(f"{self.python}: assess must be one of {ASSESSMENTS}; got {self.assess!r}")
+        if self.assess and not self.shows:  # pragma: no cover - an entry error, caught at import
+            raise ValueError(f"{self.python}: an assessed measure names the numbers it shows (shows=...)")
+
+    def model_entry(self, result) -> dict:
+        """The numbers of ``result`` the assessment model holds: ``value`` (the first of :attr:`shows`), then each
+        of :attr:`shows` by its key."""
+        vals = {s.key: s.read(result) for s in self.shows}
+        return {"value": vals[self.shows[0].key], **vals}
 
     @property
     def params(self) -> dict:

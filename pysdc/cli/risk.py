@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 from .._errors import InvalidParameterError
+from .._registry import assessed
 from ..datasets import demo_path
 from ..io import read_header, sigterm_as_exception
 from ..problem import DEFAULT_COLLATION, SdcProblem
@@ -43,7 +44,7 @@ def add_parser(sub) -> None:
                     "k-anonymity violations (kAnon_violations, k = 2, 3, 5; weighted too with --weight) and "
                     "SUDA2 special uniques (suda2) on the key variables of DATA; with --numeric and --masked "
                     "MASKED, the distance risk of the masked continuous variables (dRisk, dRiskRMD) and their "
-                    "record-linkage risk (nn_linkage, record_linkage, prob_linkage).",
+                    "record-linkage risk (" + ", ".join(m.python for m in assessed("linkage")) + ").",
     )
     r.add_argument("data", nargs="?", metavar="DATA",
                    help=f"data file ({FORMATS}), or a directory or glob of CSV or Parquet files (read by DuckDB)")
@@ -58,7 +59,9 @@ def add_parser(sub) -> None:
     r.add_argument("--drisk-k", type=float, default=0.05, metavar="K",
                    help="dRisk's interval half-width in standard deviations of MASKED (default 0.05)")
     r.add_argument("--force-record-linkage", action="store_true",
-                   help=f"compute record_linkage (the global one-to-one matching: n x n distances, O(n^3) time) "
+                   help="compute the linkage measures that compare every pair of records ("
+                        + ", ".join(m.python for m in assessed("linkage") if m.all_pairs)
+                        + f": n x n distances; the global one-to-one matching O(n^3) time) "
                         f"above {RECORD_LINKAGE_MAX} records too (else skipped there, with the reason)")
     r.add_argument("--random-state", type=int, metavar="N",
                    help="seed for dRiskRMD's random MCD subsets (default: a random draw)")
@@ -127,8 +130,9 @@ def run(args, out) -> int:
     check_result_output(args.output, inputs)
     if engine != "pandas":  # DuckDB or Spark: the file, directory or glob is measured where it lies
         if numeric_requested(args):
-            raise UsageError("--numeric (dRisk, dRiskRMD and the record-linkage measures nn_linkage, record_linkage, "
-                             "prob_linkage) needs the records in memory: use --engine pandas. On an engine the "
+            raise UsageError("--numeric (dRisk, dRiskRMD and the record-linkage measures "
+                             + ", ".join(m.python for m in assessed("linkage"))
+                             + ") needs the records in memory: use --engine pandas. On an engine the "
                              "record-linkage measures are skipped (the report says why).")
         return run_risk(args, keys, weight, hid, ws, out)
     if not math.isfinite(args.drisk_k):

@@ -16,7 +16,7 @@ from .._format import jsonable
 from .._summaries import counted_quantile, global_section, household_section, k_anonymity
 from .._version import __version__
 from ..core.freq import r_round
-from ..report._info import LINKAGE_INFO, LITERATURE_INFO, MEASURE_INFO
+from ..report._info import LINKAGE_INFO, LINKAGE_MEASURES, LITERATURE_INFO, MEASURE_INFO
 from ._spec import D_UTILITY_METHODS, K_ANON_KS
 
 __all__ = ["RISK_BINS", "QUANTILES", "SUDA_QUANTILES", "RISK_PROVENANCE", "risk_distribution", "risk_model",
@@ -40,7 +40,7 @@ RISK_PROVENANCE = {
     "distance.d_risk": "sdcMicro's dRisk",
     "distance.d_risk_rmd": "sdcMicro's dRiskRMD (its MCD draws random subsets: pysdc's draw, fixed by "
                            "--random-state, not R's)",
-    **{f"linkage.{name}": info[0] + ("" if name == "record_linkage" else " (pysdc; no sdcMicro counterpart)")
+    **{f"linkage.{name}": info[0] + ("" if LINKAGE_MEASURES[name].r else " (pysdc; no sdcMicro counterpart)")
        for name, info in LINKAGE_INFO.items()},
 }
 
@@ -285,26 +285,13 @@ def _distance(dist: dict | None) -> dict | None:
 
 
 def _linkage(link: dict | None) -> dict | None:
-    """The record-linkage section: nn_linkage, record_linkage, prob_linkage of the masked numeric variables."""
+    """The record-linkage section: the registry's linkage measures (``assess="linkage"``) of the masked numeric
+    variables, each entry with the numbers its registry entry ``shows``."""
     if link is None:
         return None
     res, errors, skipped = link["results"], link.get("errors", {}), link.get("skipped", {})
-    nn, rl, pl = res.get("nn_linkage"), res.get("record_linkage"), res.get("prob_linkage")
-    num = lambda v: None if v is None else float(v)  # noqa: E731
-    built = {
-        "nn_linkage": None if nn is None else {
-            "value": float(nn.rate), "rate": float(nn.rate), "rate_second": float(nn.rate_second),
-            "correct": float(nn.correct), "n_linked": int(nn.n_linked), "distance": nn.distance_used},
-        "record_linkage": None if rl is None else {
-            "value": float(rl.correct_match_rate), "correct_matches": int(rl.correct_matches),
-            "correct_match_rate": float(rl.correct_match_rate), "correct_matches_min": int(rl.correct_matches_min),
-            "mean_distance": num(rl.mean_distance), "distance": rl.distance},
-        "prob_linkage": None if pl is None else {
-            "value": float(pl.precision), "precision": float(pl.precision), "risk": float(pl.risk),
-            "linked_pairs": int(pl.linked_pairs), "true_links": int(pl.true_links),
-            "clerical_pairs": int(pl.clerical_pairs), "candidate_pairs": int(pl.candidate_pairs),
-            "converged": bool(pl.converged)},
-    }
+    built = {name: None if res.get(name) is None else m.model_entry(res[name])
+             for name, m in LINKAGE_MEASURES.items() if name in res}
     measures = {name: measure_entry(b, error=errors.get(name), skipped=skipped.get(name, "not computed"))
                 for name, b in built.items()}
     return {"variables": list(link["variables"]), "masked": {**link.get("masked", {}), "n_records": link["n_masked"]},

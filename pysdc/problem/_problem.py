@@ -29,6 +29,7 @@ import warnings
 import pandas as pd
 
 from .._errors import AlignmentWarning, CoercionWarning, InvalidParameterError, PysdcError
+from .._registry import assessed
 from .._types import r_class
 from .._validation import user_stacklevel
 from ..io import as_frame
@@ -48,9 +49,6 @@ from ..risk import (
     k_anon_violations,
     ldiversity,
     measure_risk,
-    nn_linkage,
-    prob_linkage,
-    record_linkage,
     suda2,
 )
 from ._assess import write_report
@@ -307,12 +305,14 @@ class SdcProblem:
             collector of warnings and progress); default: called directly.
         linkage : bool, default True
             With ``masked`` and numeric variables: the record-linkage risk of ``masked``'s numeric variables
-            against the data's (:func:`pysdc.nn_linkage`, :func:`pysdc.record_linkage`,
-            :func:`pysdc.prob_linkage`, each with its defaults; record i of ``masked`` is record i of the data;
-            records with a missing numeric value in either file are left out, and counted).
+            against the data's (every measure the registry assesses as ``"linkage"``: :func:`pysdc.nn_linkage`,
+            :func:`pysdc.record_linkage`, :func:`pysdc.prob_linkage` ..., each with its defaults; record i of
+            ``masked`` is record i of the data; records with a missing numeric value in either file are left out,
+            and counted).
         record_linkage_max : int or None, default 3000
-            :func:`pysdc.record_linkage` (the global matching: O(n^2) memory, O(n^3) time) is skipped, with
-            the reason, above this many records; None computes it whatever the size.
+            :func:`pysdc.record_linkage` (the global matching: O(n^2) memory, O(n^3) time; every measure whose
+            entry says ``all_pairs``) is skipped, with the reason, above this many records; None computes it
+            whatever the size.
 
         Returns
         -------
@@ -390,8 +390,8 @@ class SdcProblem:
                 "n_masked": len(xm), "errors": errors}
 
     def _linkage(self, masked, max_records, call) -> dict:
-        """nn_linkage, record_linkage and prob_linkage of the masked numeric variables against the data's
-        (record i with record i), on the records complete in both files."""
+        """The registry's linkage measures (``assess="linkage"``) of the masked numeric variables against the
+        data's (record i with record i), on the records complete in both files."""
         if max_records is not None and (isinstance(max_records, bool) or not isinstance(max_records, int)
                                         or max_records < 0):
             raise InvalidParameterError(f"record_linkage_max must be an integer >= 0 or None; got {max_records!r}.")
@@ -403,16 +403,19 @@ class SdcProblem:
         x, y = linkage_frames(self._data, xm, nums)
         errors: dict = {}
         skipped: dict = {}
-        res = {"nn_linkage": _attempt(call, "nn_linkage", errors, nn_linkage, x, y, nums)}
-        if max_records is not None and len(x) > max_records:
-            res["record_linkage"] = None
-            skipped["record_linkage"] = (
-                f"{len(x)} records, above record_linkage_max={max_records}: the global one-to-one matching needs "
-                "the n x n distance matrix (O(n^2) memory) and O(n^3) time; force it with record_linkage_max=None "
-                "(on the command line --force-record-linkage), or use nn_linkage for large files")
-        else:
-            res["record_linkage"] = _attempt(call, "record_linkage", errors, record_linkage, x, y, nums)
-        res["prob_linkage"] = _attempt(call, "prob_linkage", errors, prob_linkage, x, y, nums)
+        res: dict = {}
+        entries = assessed("linkage")  # every measure the registry assesses this way, each with its defaults
+        for m in entries:
+            if m.all_pairs and max_records is not None and len(x) > max_records:
+                res[m.python] = None
+                others = ", ".join(e.python for e in entries if not e.all_pairs)
+                skipped[m.python] = (
+                    f"{len(x)} records, above record_linkage_max={max_records}: {m.python} compares every pair of "
+                    "records (the n x n distance matrix: O(n^2) memory; the global one-to-one matching O(n^3) time); "
+                    "force it with record_linkage_max=None "
+                    f"(on the command line --force-record-linkage), or use {others} for large files")
+            else:
+                res[m.python] = _attempt(call, m.python, errors, m.native, x, y, nums)
         return {"results": res, "variables": nums, "n_masked": len(xm), "n_records": len(x),
                 "n_left_out": len(xm) - len(x), "record_linkage_max": max_records, "errors": errors,
                 "skipped": skipped}

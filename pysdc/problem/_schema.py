@@ -8,6 +8,8 @@ missing one as ``null``), as :func:`pysdc.report.jsonable` writes them.
 
 from __future__ import annotations
 
+from .._registry import assessed
+
 __all__ = ["RISK_SCHEMA", "UTILITY_SCHEMA"]
 
 _NUM = {"type": ["number", "string", "null"]}  # a number; "Inf"/"-Inf" when not finite; null when missing
@@ -65,7 +67,7 @@ RISK_SCHEMA = {
                                    "n_left_out": {"type": ["integer", "null"]},
                                    "record_linkage_max": {"type": ["integer", "null"]},
                                    "measures": {"type": "object",
-                                                "required": ["nn_linkage", "record_linkage", "prob_linkage"],
+                                                "required": [m.python for m in assessed("linkage")],
                                                 "additionalProperties": _MEASURE}}},
         "provenance": {"type": "object"},
         "output": {"type": "object", "required": ["path", "columns"]},

@@ -68,7 +68,7 @@ from ._html_base import (
     _val,
 )
 from ._html_verdict import _GSIL_RULE, _verdict
-from ._info import LINKAGE_INFO, LITERATURE_INFO, MEASURE_INFO
+from ._info import LINKAGE_INFO, LINKAGE_MEASURES, LITERATURE_INFO, MEASURE_INFO, shown_rows
 
 __all__ = ["render_html", "SECTIONS", "SDCMICRO_REFERENCE"]
 
@@ -213,28 +213,26 @@ def _linkage(lk: dict | None, notes: _Notes) -> str:
     ms = lk["measures"]
     if lk.get("masked") is None:
         return "".join(_note(f"{n}: {m['status']}: {m['error']}") for n, m in ms.items()) + about
-    prov = "record_linkage"
     rows = []
-    fields = {"nn_linkage": ("rate", "rate_second"),
-              "record_linkage": ("correct_matches", "correct_match_rate", "correct_matches_min"),
-              "prob_linkage": ("precision", "risk", "linked_pairs")}
     errors = []
-    for name, fs in fields.items():
-        m = ms[name]
-        src = _Raw(_badge("sdcMicro 5.8.1's recordLinkage" if name == prov else "pysdc"))
+    for name, m in ms.items():
+        entry = LINKAGE_MEASURES[name]
+        src = _Raw(_badge(entry.citation.split(";")[0] if entry.r else "pysdc"))
         if m["status"] == "ok":
-            rows += [[f"{name} {f}", _val(m[f], notes, name), src] for f in fs]
+            rows += [[f"{name} {key}", _val(value, notes, name), label, src]
+                     for key, value, label, _f in shown_rows(name, m)]
         else:
-            rows.append([name, _Raw("NA" + notes.flags(name)), src])
+            rows.append([name, _Raw("NA" + notes.flags(name)), "", src])
             errors.append(f"{name} {m['status']}: {m.get('error')}")
     left = f"; {lk['n_left_out']} left out for a missing value" if lk["n_left_out"] else ""
     return (f"<h3>The masked numeric variables ({_e(', '.join(lk['variables']))}) linked back to the original "
             f"records ({lk['n_records']} records complete in both files{_e(left)})</h3>"
-            + _table(["measure", "value", "source"], rows, num_cols={1}) + "".join(map(_note, errors))
-            + notes.boxes(*fields) + about
+            + _table(["measure", "value", "what it is", "source"], rows, num_cols={1}) + "".join(map(_note, errors))
+            + notes.boxes(*ms) + about
             + _note("Record i of the masked file comes from record i of the original (paired by position). Each "
-                    "measure runs with its defaults; the numbers are those of pysdc.nn_linkage, pysdc.record_linkage "
-                    "and pysdc.prob_linkage called on the same records (docs/record-linkage.md: when to use which)."))
+                    "measure runs with its defaults; the numbers are those of "
+                    + ", ".join(f"pysdc.{n}" for n in ms)
+                    + " called on the same records (docs/record-linkage.md: when to use which)."))
 
 
 def _cls(d, v) -> str:

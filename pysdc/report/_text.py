@@ -18,6 +18,7 @@ from .._summaries import (  # noqa: F401  (re-exported: the renderers of single 
 from ._info import LINKAGE_INFO as _LINKAGE_INFO
 from ._info import LITERATURE_INFO as _LITERATURE_INFO
 from ._info import MEASURE_INFO as _MEASURE_INFO
+from ._info import shown_rows as _shown_rows
 
 __all__ = ["utility_text", "risk_text", "measure_risk_text", "freq_calc_text", "indiv_risk_text", "ldiversity_text",
            "r_number", "r_round", "r_format"]
@@ -332,6 +333,17 @@ def _distance_text(dr: dict) -> list[str]:
     return L
 
 
+def _shown(value, fmt: str) -> str:
+    """A number a registry entry shows (``Shown.fmt``), as the text report writes it."""
+    if value is None or (isinstance(value, float) and value != value):
+        return "NA"
+    if fmt == "pct":
+        return _fmt(100 * value, 4) + " %"
+    if fmt in ("int", "text", "bool"):
+        return str(value)
+    return _fmt(value)
+
+
 def linkage_text(lk: dict) -> list[str]:
     """The record-linkage section of the risk text: each measure's numbers, what it is and which attacker."""
     L = ["Record linkage of the masked continuous variables (identity disclosure; docs/record-linkage.md)"]
@@ -344,20 +356,8 @@ def linkage_text(lk: dict) -> list[str]:
                         f"({lk['masked']['n_records']} records, record i linked back to record i of DATA)"))
     L.append(_wrap("variables: " + ", ".join(lk["variables"]) + f"; {lk['n_records']} records complete in both files"
                    + (f" ({lk['n_left_out']} left out for a missing value)" if lk["n_left_out"] else "")))
-    pct = lambda v: "NA" if v is None or v != v else _fmt(100 * v, 4) + " %"  # noqa: E731
-    rows = []
-    nn, rl, pl = ms["nn_linkage"], ms["record_linkage"], ms["prob_linkage"]
-    if nn["status"] == "ok":
-        rows += [["nn_linkage rate", pct(nn["rate"]), f"nearest original is the own one ({nn['distance']})"],
-                 ["nn_linkage rate_second", pct(nn["rate_second"]), "own original nearest or second nearest"]]
-    if rl["status"] == "ok":
-        rows += [["record_linkage correct_match_rate", pct(rl["correct_match_rate"]),
-                  f"{rl['correct_matches']} correct matches ({rl['distance']}); fewest under ties "
-                  f"{rl['correct_matches_min']}"]]
-    if pl["status"] == "ok":
-        rows += [["prob_linkage precision", pct(pl["precision"]),
-                  f"{pl['true_links']} of {pl['linked_pairs']} linked pairs true"],
-                 ["prob_linkage risk", pct(pl["risk"]), "true links over the records"]]
+    rows = [[f"{name} {key}", _shown(value, f), label]
+            for name, m in ms.items() for key, value, label, f in _shown_rows(name, m)]
     if rows:
         L.append(_table(["measure", "value", "note"], rows, right={1}))
     for name, m in ms.items():

@@ -20,13 +20,13 @@ import pandas as pd
 import pytest
 
 import pysdc
-from pysdc._registry import by_python_name
+from pysdc._registry import assessed, by_python_name
 from pysdc.cli import main
 from pysdc.problem import RISK_SCHEMA, SdcProblem, html_report
 from pysdc.report import jsonable, risk_text
 
 NUMS = ["inc", "exp", "sav"]
-LINKAGE = ("nn_linkage", "record_linkage", "prob_linkage")
+LINKAGE = tuple(m.python for m in assessed("linkage"))  # the registry's, not a hand list (adding one joins them)
 
 
 def _pair(n=300, seed=5, missing=True):
