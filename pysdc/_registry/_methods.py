@@ -384,7 +384,8 @@ def _column_record(s: pd.Series) -> dict:
 
 def _run_microaggregation(fn, a, data):
     kw = {k: (_nums(a[k]) if k == "aggr" else a[k]) for k in ("aggr", "strata_variables", "method", "measure",
-                                                               "varsort") if k in a}
+                                                               "varsort", "trim", "nc", "clustermethod", "transf")
+          if k in a}
     variables = a.get("variables")
     res = fn(data, variables, **kw)
     variables = list(variables or data.columns)
@@ -675,9 +676,9 @@ METHODS: tuple[Method, ...] = (
                   "nc": 8, "clustermethod": "clara", "measure": "mean", "trim": 0, "varsort": 1, "transf": "log"},
         formals_of="microaggregation",
         notes="native: mdav (sdcMicro's single-precision distances and tie rule), simple, single, onedims "
-              "(mean/median), one variable through mafast; rmd, pca, clust*, influence, weights, trim/onestep "
-              "through the bridge only. The returned list (x, mx, method, aggr, measure; fot for one variable) "
-              "is a MicroaggregationResult.",
+              "(mean/median), pca (mean/median/trim), one variable through mafast; rmd, clust*, influence, "
+              "weights, onestep (and trim for the other methods) through the bridge only. The returned list (x, "
+              "mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
         to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
         run_case=_run_microaggregation, compare_case=_compare_microaggregation,
     ),

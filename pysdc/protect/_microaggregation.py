@@ -31,13 +31,15 @@ from ..core.microagg import (
     mdav,
     rank_groups,
 )
+from ._microaggregation_more import MORE_METHODS, more_runner
 
 __all__ = ["microaggregation", "mafast", "MicroaggregationResult", "NATIVE_METHODS", "R_METHODS"]
 
 #: methods of sdcMicro's microaggregation that pysdc runs natively
-NATIVE_METHODS = ("mdav", "simple", "single", "onedims")
+NATIVE_METHODS = ("mdav", "simple", "single", "onedims") + MORE_METHODS
 #: the others: sdcMicro only (pysdc.r.microaggregation)
-R_METHODS = ("rmd", "pca", "clustpca", "influence", "mcdpca", "pppca", "clustmcdpca", "clustpppca")
+R_METHODS = tuple(m for m in ("rmd", "pca", "clustpca", "influence", "mcdpca", "pppca", "clustmcdpca", "clustpppca")
+                  if m not in MORE_METHODS)
 
 
 @dataclass(frozen=True)
@@ -302,7 +304,7 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         raise InvalidParameterError(
             "microaggregation: sampling weights (weighted means) are not native in pysdc; use "
             "pysdc.r.microaggregation (mdav ignores weights in sdcMicro).")
-    if method != "mdav" and measure not in ("mean", "median"):
+    if method != "mdav" and measure not in ("mean", "median") and not (method in MORE_METHODS and measure == "trim"):
         raise InvalidParameterError(
             f"microaggregation: measure {measure!r} is not native in pysdc; use 'mean'/'median' or "
             "pysdc.r.microaggregation.")
@@ -317,7 +319,8 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
             CoercionWarning, stacklevel=user_stacklevel())
     strata, labels = _strata(data, strata_variables)
     flag: list = []
-    run = _method(method, aggr, measure, varsort, flag)
+    run = more_runner(method, aggr, measure, trim) if method in MORE_METHODS else _method(method, aggr, measure,
+                                                                                       varsort, flag)
     vals, groups = _stratified(run, x, strata, max(len(labels), 1))
     if flag:
         warnings.warn(

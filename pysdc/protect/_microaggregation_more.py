@@ -1,0 +1,61 @@
+"""The per-stratum runners of sdcMicro's ``pca``, ``rmd``, ``influence`` and ``clustpca`` microaggregation
+(issue 28, family 3), called by :func:`pysdc.protect.microaggregation`.
+
+Each runner takes one stratum's numeric matrix (n, p) and returns ``(values, groups)``: the records'
+group statistics (``measure``: mean, median or trim, :mod:`pysdc.core.microagg_stats`) and their 0-based
+groups. The orderings and groupings are the kernels' (:mod:`pysdc.core.microagg_pca` ...); the checks
+here stop where sdcMicro stops.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .._errors import InvalidParameterError
+from ..core.microagg_pca import pca_groups
+from ..core.microagg_stats import aggregate
+
+__all__ = ["MORE_METHODS", "more_runner"]
+
+#: the methods of this module
+MORE_METHODS = ("pca",)
+
+
+def _check(method: str, x: np.ndarray, aggr: int) -> None:
+    n, p = x.shape
+    if np.isnan(x).any():
+        raise InvalidParameterError(
+            f"microaggregation(method={method!r}): the variables have missing values; sdcMicro stops "
+            "(cov.wt: 'x' must contain finite values only).")
+    if n <= p:
+        raise InvalidParameterError(
+            f"microaggregation(method={method!r}): a stratum has {n} record(s) for {p} variables; sdcMicro stops "
+            "('princomp' can only be used with more units than variables).")
+    if n < 2 * aggr:
+        raise InvalidParameterError(
+            f"microaggregation: a stratum has {n} record(s), fewer than 2 * aggr = {2 * aggr} "
+            f"(sdcMicro: 'Too less observations ({n}) for aggregate ={aggr}').")
+    with np.errstate(invalid="ignore"):
+        const = np.nanmax(x, axis=0) == np.nanmin(x, axis=0)
+    if const.any():
+        raise InvalidParameterError(
+            f"microaggregation(method={method!r}): a variable is constant within a stratum; its standardised "
+            "values are NaN and sdcMicro stops (cov.wt: 'x' must contain finite values only).")
+
+
+def more_runner(method: str, aggr: int, measure: str, trim: float):
+    """The per-stratum function ``x -> (values, groups)`` of ``method`` (``per_column`` False)."""
+    if measure == "trim" and (isinstance(trim, (bool, np.bool_)) or not isinstance(trim, numbers.Real)
+                              or not np.isfinite(trim)):
+        raise InvalidParameterError(f"microaggregation: trim must be a finite number (R's mean(x, trim)); got {trim!r}.")
+    if method == "pca":
+        def run(x):
+            _check(method, x, aggr)
+            g = pca_groups(x, aggr)
+            return aggregate(x, g, measure, trim), g
+    else:  # pragma: no cover - validated by the caller
+        raise ValueError(method)
+    run.per_column = False
+    return run

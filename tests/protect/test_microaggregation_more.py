@@ -1,0 +1,121 @@
+"""Microaggregation with methods pca, rmd, influence, clustpca (issue 28, family 3) against sdcMicro 5.8.0.
+
+Stored parity: every case of r_reference/outputs/microaggregation_more.json (written by
+r_reference/generate_protect_microaggregation2.R from make_cases_microaggregation_more.py) runs through the
+native pysdc.protect.microaggregation: every aggregated column must have sdcMicro's values to the last bit (the
+MD5 of all values written with %.17g); where sdcMicro stopped, pysdc raises. Live parity (marker ``live``): the
+bridge on the same cases, and the native methods against sdcMicro on fresh data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pysdc._errors import InvalidParameterError
+from pysdc._registry._methods import method_by_r_name
+from pysdc.core.microagg_pca import pca_scores
+from pysdc.core.microagg_stats import trimmed_means
+from pysdc.protect import microaggregation
+
+from _methods import bridge_fixture, check_stored_case, stored_cases
+
+ROOT = Path(__file__).resolve().parents[2] / "r_reference"
+RNAME = "microaggregation_more"
+CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="native")
+LIVE_CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="live")
+M = method_by_r_name("microaggregation")
+
+
+def _tags(case):
+    return set(case.values[1]["tags"])
+
+
+@pytest.mark.parametrize(("rname", "case"), CASES)
+def test_stored_parity(rname, case):
+    check_stored_case(M, M.native, case, ROOT, expect_warned=True)
+
+
+def test_corpus_covers_the_brief():
+    tags = set().union(*(_tags(c) for c in CASES))
+    assert {"pca", "ties", "strata", "median", "trim", "error", "real", "na"} <= tags
+    aggrs = {c.values[1]["args"]["aggr"] for c in CASES if "pca" in _tags(c)}
+    assert {2, 3, 4, 5} <= aggrs
+
+
+# =============================================================================
+# what the corpus pins, written out
+
+
+def test_pca_orders_by_the_first_component_with_a_non_negative_first_loading():
+    # two variables moving together, the first one decreasing in record order: the first loading's first
+    # element is >= 0 (R's princomp(fix_sign = TRUE)), so the scores DEcrease in record order; with 7 records and
+    # k = 3 the remainder joins the last group -- the one of the largest scores, i.e. the FIRST records
+    x = np.column_stack([np.arange(7.0)[::-1], np.arange(7.0)[::-1] ** 1.5])
+    s = pca_scores(x)
+    assert np.all(np.diff(s) < 0)
+    df = pd.DataFrame(x, columns=["a", "b"])
+    g = microaggregation(df, aggr=3, method="pca").groups.to_numpy()
+    assert list(g) == [1, 1, 1, 1, 0, 0, 0]
+
+
+def test_trim_is_r_mean_with_trim():
+    y = np.array([1.0, 100.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, -50.0])
+    g = np.array([0] * 5 + [1] * 5)
+    # floor(5 * 0.2) = 1 value cut from each end: (2 + 3 + 4) / 3 and (6 + 7 + 8... ) -> (5, 6, 7) / 3
+    assert trimmed_means(y, g, 0.2).tolist() == [3.0] * 5 + [6.0] * 5
+    assert trimmed_means(y, g, 0.1).tolist() == [22.0] * 5 + [-4.8] * 5  # floor(0.5) = 0: the mean
+    assert trimmed_means(y, g, 0.6).tolist() == [3.0] * 5 + [6.0] * 5  # >= 0.5: the median
+
+
+def test_refusals():
+    df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7], "b": [1.0, 3, 2, 5, 4, 7, 6], "c": [1.0] * 7})
+    with pytest.raises(InvalidParameterError, match="constant"):
+        microaggregation(df, ["a", "c"], method="pca", aggr=3)
+    with pytest.raises(InvalidParameterError, match="Too less"):
+        microaggregation(df, ["a", "b"], method="pca", aggr=4)
+    with pytest.raises(InvalidParameterError, match="onestep"):
+        microaggregation(df, ["a", "b"], method="pca", measure="onestep")
+    with pytest.raises(InvalidParameterError, match="trim"):
+        microaggregation(df, ["a", "b"], method="pca", measure="trim", trim="x")
+
+
+# =============================================================================
+# live: the bridge runs sdcMicro on the same cases; fresh data
+
+
+bridge = bridge_fixture()
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(("rname", "case"), [c for c in LIVE_CASES if "real" not in _tags(c)])
+def test_live_bridge_parity(bridge, rname, case):
+    check_stored_case(M, bridge.microaggregation, case, ROOT, expect_warned=True)
+
+
+def _fresh(seed):
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(12, 90)), int(rng.integers(2, 5))
+    x = rng.normal(size=(n, p)) @ rng.uniform(size=(p, p))
+    if seed % 2:
+        x = np.round(x * 2)  # ties
+    return pd.DataFrame(x, columns=list("abcd")[:p]), int(rng.integers(2, 6))
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("method", ["pca"])
+@pytest.mark.parametrize("seed", range(8))
+def test_live_fresh_data(bridge, method, seed):
+    df, k = _fresh(seed)
+    for kw in ({}, {"measure": "median"}, {"measure": "trim", "trim": 0.2}):
+        try:
+            ref = bridge.microaggregation(df, aggr=k, method=method, **kw).mx
+        except Exception:  # noqa: BLE001 - sdcMicro stopped: pysdc must stop too
+            with pytest.raises(InvalidParameterError):
+                microaggregation(df, aggr=k, method=method, **kw)
+            continue
+        nat = microaggregation(df, aggr=k, method=method, **kw).mx
+        pd.testing.assert_frame_equal(nat, ref, check_exact=True, check_dtype=False)
