@@ -17,8 +17,6 @@ import pytest
 
 from pysdc._tolerances import tolerance_for
 
-from _live import sdcmicro_missing_reason
-
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sdcpractice_workflow.py"
 
 
@@ -44,14 +42,6 @@ def test_runs_natively_line_for_line(native, example):
     assert native["utility"].results["d_utility.IL1"] > 0
 
 
-def _status():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed"
-    return sdcmicro_missing_reason()
-
-
 def _text(s: pd.Series) -> list:
     """Values as text, None for missing (a factor's labels; a number without a trailing .0)."""
     out = []
@@ -73,9 +63,6 @@ def close(a, b, function, field):
 @pytest.mark.live
 @pytest.mark.needs_r
 def test_slot_by_slot_against_sdcmicro(example):
-    why = _status()
-    if why is not None:
-        pytest.skip(f"needs R with sdcMicro: {why}")
     res = example["through_sdcmicro"](show=False)
     sdc, r = res["sdc"], res["r"]
     keys, nums = example["KEY_VARS"], example["NUM_VARS"]

@@ -239,17 +239,9 @@ def test_problem_numbers_equal_sdcmicros_stored_references(problem, comparison):
 # --------------------------------------------------------------------- live: sdcMicro's createSdcObj in R
 
 
-def _sdcmicro_reason():
-    from _live import sdcmicro_missing_reason
-
-    return sdcmicro_missing_reason()
-
-
 @pytest.mark.live
+@pytest.mark.rscript("jsonlite")  # serialize.R loads jsonlite
 def test_problem_equals_createsdcobj_live(problem, tmp_path):
-    reason = _sdcmicro_reason()
-    if reason:
-        pytest.skip(reason)
     demo = Path(pysdc.datasets.demo_path(False))
     script = f"""
 source({str(REF / 'serialize.R')!r})
@@ -315,14 +307,10 @@ def test_an_sdcobj_is_recognised_by_duck_typing(problem):
     assert asked == ["manipulated"]  # an sdcMicroObj's risk is that of its current (manipulated) data
 
 
+@pytest.mark.live
 def test_from_problem_builds_the_same_sdcmicro_object(problem):
-    if importlib.util.find_spec("rpy2") is None:
-        pytest.skip("rpy2 is not installed (pip install 'pysdc-measures[r]')")
     import pysdc.r
 
-    reason = _sdcmicro_reason()
-    if reason:
-        pytest.skip(reason)
     obj = pysdc.r.SdcObj.from_problem(problem)
     back = obj.to_problem()
     assert back.specification == problem.specification
@@ -334,13 +322,7 @@ def test_from_problem_builds_the_same_sdcmicro_object(problem):
 def test_example_workflow_native_equals_sdcobj_live(demo):
     """The documented workflow both ways: masking by sdcMicro (pysdc.r.SdcObj), measured natively
     (examples/sdc_problem_workflow.native_workflow) -- the numbers equal sdcMicro's own slots."""
-    if importlib.util.find_spec("rpy2") is None:
-        pytest.skip("rpy2 is not installed (pip install 'pysdc-measures[r]')")
     import pysdc.r
-
-    reason = _sdcmicro_reason()
-    if reason:
-        pytest.skip(reason)
     from pysdc._tolerances import tolerance_for
 
     mod = _example()

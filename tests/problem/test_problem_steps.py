@@ -16,8 +16,6 @@ from pysdc._registry._methods import METHODS
 from pysdc._tolerances import tolerance_for
 from pysdc.problem._steps import STEP_METHODS, bind_step
 
-from _live import sdcmicro_missing_reason
-
 KEYS = ["region", "urbrur", "sex", "age_group", "education"]
 NUMS = ["income", "expenditure", "savings"]
 
@@ -158,21 +156,10 @@ def test_from_problem_refuses_a_step_sdcmicro_cannot_carry(problem):
         pr.SdcObj.from_problem(problem.mv_top_coding(random_state=1))
 
 
-def _live_reason():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed"
-    return sdcmicro_missing_reason()
-
-
 @pytest.mark.live
 @pytest.mark.needs_r
 def test_steps_through_sdcmicro_give_the_same_object(problem):
     """groupAndRename, topBotCoding (top and bottom), localSupp and mafast on the object, in sdcMicro and natively."""
-    why = _live_reason()
-    if why is not None:
-        pytest.skip(f"needs R with sdcMicro: {why}")
     lv = list(problem.data["region"].cat.categories)
     q = (problem.group_and_rename(var="region", before=lv[:3], after="R123")
          .top_bot_coding(column="income", value=8000, replacement=8000)
