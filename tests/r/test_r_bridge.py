@@ -24,20 +24,8 @@ from pysdc._registry import MEASURES
 FUNCTIONS = [m for m in MEASURES if m.bridge]  # measures with an sdcMicro counterpart
 
 
-def _status(sdcmicro: bool):
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed (pip install 'pysdc-measures[r]')"
-    st = pr.available(sdcmicro=sdcmicro)
-    return None if st else st.reason
-
-
-_NO_R = _status(False)
-_NO_SDC = _NO_R or _status(True)
-pytestmark = [pytest.mark.needs_r, pytest.mark.skipif(_NO_R is not None, reason=f"R bridge unusable: {_NO_R}")]
-live = [pytest.mark.live,
-        pytest.mark.skipif(_NO_SDC is not None, reason=f"sdcMicro is not installed in R: {_NO_SDC}")]
+pytestmark = pytest.mark.needs_r  # skipped with the reason by tests/conftest.py
+live = pytest.mark.live  # these also need sdcMicro
 
 
 def rfun(code):
@@ -194,10 +182,9 @@ def test_options_sdcmicro_lacks_are_refused_before_r():
 
 
 # ---------------------------------------------------------------- sdcMicro: formals, wrappers, generic call
+@pytest.mark.live
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.python)
 def test_defaults_match_sdcmicro_formals(fn):
-    if _NO_SDC:
-        pytest.skip(f"sdcMicro is not installed in R: {_NO_SDC}")
     target = fn.formals_of or fn.r
     ns = pr.call("asNamespace", "sdcMicro", package="base", as_robject=True)
     if not pr.call("exists", target, envir=ns, inherits=False, package="base"):

@@ -16,27 +16,8 @@ import pytest
 import pysdc
 import pysdc.r as pr
 
-from _live import sdcmicro_missing_reason
-
-
-def _status():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed (pip install 'pysdc-measures[r]')"
-    st = pr.available(sdcmicro=False)
-    return None if st else st.reason
-
-
-_NO_R = _status()
-pytestmark = [pytest.mark.needs_r, pytest.mark.skipif(_NO_R is not None, reason=f"R bridge unusable: {_NO_R}")]
-_NO_SDC = None if _NO_R else sdcmicro_missing_reason()
-_skip_sdc = pytest.mark.skipif(_NO_SDC is not None, reason=f"sdcMicro is not installed in R: {_NO_SDC}")
-
-
-def live(test):
-    """Needs sdcMicro in R (skipped with the reason where it is absent)."""
-    return pytest.mark.live(_skip_sdc(test))
+pytestmark = pytest.mark.needs_r  # skipped with the reason by tests/conftest.py
+live = pytest.mark.live  # needs sdcMicro in R too
 
 
 def rfun(code):

@@ -15,18 +15,7 @@ import pytest
 
 import pysdc.r as pr
 
-
-def _status():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed (pip install 'pysdc-measures[r]')"
-    st = pr.available(sdcmicro=False)
-    return None if st else st.reason
-
-
-_NO_R = _status()
-pytestmark = [pytest.mark.needs_r, pytest.mark.skipif(_NO_R is not None, reason=f"R bridge unusable: {_NO_R}")]
+pytestmark = pytest.mark.needs_r  # skipped with the reason by tests/conftest.py
 
 
 def rfun(code):

@@ -18,22 +18,9 @@ import pytest
 import pysdc
 from pysdc._tolerances import tolerance_for
 
-from _live import sdcmicro_missing_reason
-
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sdcpractice_bridge.py"
 
-
-def _status():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed (pip install 'pysdc-measures[r]')"
-    return sdcmicro_missing_reason()
-
-
-_NO = _status()
-pytestmark = [pytest.mark.live, pytest.mark.needs_r,
-              pytest.mark.skipif(_NO is not None, reason=f"needs R with sdcMicro: {_NO}")]
+pytestmark = [pytest.mark.live, pytest.mark.needs_r]  # skipped with the reason by tests/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -12,18 +12,7 @@ import pytest
 import pysdc
 import pysdc.r as pr
 
-
-def _r_missing_reason():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed (pip install 'pysdc-measures[r]')"
-    status = pr.available(sdcmicro=False)
-    return None if status else f"R is not usable: {status.reason}"
-
-
-_REASON = _r_missing_reason()
-pytestmark = [pytest.mark.needs_r, pytest.mark.skipif(_REASON is not None, reason=str(_REASON))]
+pytestmark = pytest.mark.needs_r  # skipped with the reason by tests/conftest.py
 
 R_FUNS: dict = {}
 

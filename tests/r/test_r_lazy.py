@@ -36,7 +36,6 @@ def test_bridge_objects_usable_without_r():
     assert res.returncode == 0, res.stderr
 
 
-@pytest.mark.needs_r
 def test_missing_r_gives_clear_error_on_first_call():
     # needs rpy2 (without it the error is rpy2's install hint: test_missing_rpy2_gives_install_hint)
     pytest.importorskip("rpy2", reason="rpy2 is not installed (pip install 'pysdc-measures[r]')",
@@ -84,7 +83,6 @@ def test_missing_rpy2_gives_install_hint():
 
 @pytest.mark.needs_r
 def test_first_call_starts_r_once():
-    pytest.importorskip("rpy2", reason="rpy2 is not installed (pip install 'pysdc-measures[r]')")
     code = (
         "import sys, pysdc.r as pr\n"
         "ok, reason = pr.available(sdcmicro=False)\n"
@@ -105,7 +103,6 @@ def test_first_call_starts_r_once():
 
 @pytest.mark.needs_r
 def test_starting_r_leaves_subprocesses_working():
-    pytest.importorskip("rpy2", reason="rpy2 is not installed (pip install 'pysdc-measures[r]')")
     code = (
         "import os, subprocess, sys, pysdc.r as pr\n"
         "before = os.environ.get('LD_LIBRARY_PATH')\n"

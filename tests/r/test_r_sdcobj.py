@@ -19,20 +19,8 @@ import pysdc
 import pysdc.r as pr
 from pysdc._tolerances import CLOSED_FORM, tolerance_for
 
-from _live import sdcmicro_missing_reason
-
-
-def _status():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed (pip install 'pysdc-measures[r]')"
-    return sdcmicro_missing_reason("jsonlite")
-
-
-_NO = _status()
-pytestmark = [pytest.mark.live, pytest.mark.needs_r,
-              pytest.mark.skipif(_NO is not None, reason=f"needs R with sdcMicro: {_NO}")]
+# the bridge, and Rscript with jsonlite for the reference run (skipped with the reason by tests/conftest.py)
+pytestmark = [pytest.mark.live, pytest.mark.needs_r, pytest.mark.rscript("jsonlite")]
 
 KEYS = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
 NUMS = ["expend", "income", "savings"]

@@ -13,20 +13,7 @@ import pytest
 import pysdc
 from pysdc._tolerances import CLOSED_FORM
 
-from _live import sdcmicro_missing_reason
-
-
-def _status():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        return "rpy2 is not installed (pip install 'pysdc-measures[r]')"
-    return sdcmicro_missing_reason()
-
-
-_NO = _status()
-pytestmark = [pytest.mark.live, pytest.mark.needs_r,
-              pytest.mark.skipif(_NO is not None, reason=f"needs R with sdcMicro: {_NO}")]
+pytestmark = [pytest.mark.live, pytest.mark.needs_r]  # skipped with the reason by tests/conftest.py
 
 KEYS = ["region", "urbrur", "sex", "age_group"]
 NUMS = ["income", "expenditure", "savings"]
