@@ -48,8 +48,9 @@ def add_engine_options(parser, *, output: bool) -> None:
                              "DuckDB only (Spark's memory is its session's): with --engine auto it selects DuckDB, "
                              "with --engine pandas it is refused (pandas holds the whole file in memory). Python "
                              "itself with pandas, pyarrow and DuckDB loaded (~250 MB) comes on top; the key "
-                             "combinations stay in DuckDB (with missing key values pysdc holds 0.3-0.4 KB per "
-                             "combination); see docs/engines.md")
+                             "combinations stay in DuckDB, missing key values included (keys of types that may "
+                             "code alike, decimals, dates, integers beyond 2^53, are held by pysdc: 0.3-0.4 KB per "
+                             "combination, said when it happens); see docs/engines.md")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress on stderr (by default, a run taking more than 2 s shows its stages and "
                              "a line every 10 s during a long step)")

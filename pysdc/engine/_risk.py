@@ -39,7 +39,7 @@ from ..core.keys import key_codes, warn_fk_overflow, weight_rules
 from ..core.ldiversity import ldiversity_block
 from ..core.threshold import global_threshold_chunks, global_threshold_grouped
 from ..io import atomic_output
-from ._tables import POSITION, SRC, _unique
+from ._tables import _CONNECTIONS, POSITION, SRC, _unique
 
 __all__ = ["freq_calc_engine", "measure_risk_engine", "k_anon_engine", "ldiversity_engine", "writing_individual",
            "combinations_in_engine", "CHUNK_ROWS"]
@@ -63,14 +63,22 @@ def combinations_in_engine():
     summaries are DuckDB's work, bounded by its ``memory_limit``; Python holds a piece at a time, never a
     value per combination. The result's ``combinations`` is then the engine's lazy table and its
     ``summarise`` gives the summaries the model needs. The numbers are those of the in-memory path
-    (sums in another order: ENGINE_SUMS). Data with a missing key value (sdcMicro's wildcard matching
-    needs every combination at once) or keys whose raw values may code alike (integers beyond 2^53,
-    decimals, dates) take the in-memory path."""
+    (sums in another order: ENGINE_SUMS). Missing key values are sdcMicro's wildcards, matched in SQL
+    (:func:`_wildcard_freqs`). Keys whose raw values may code alike (integers beyond 2^53, decimals,
+    dates) take the in-memory path. A scan made with a ``memory_limit`` takes this path without the block
+    (the Python API: ``pysdc.measure_risk(pysdc.scan(path, memory_limit="2GB"), ...)``)."""
     token = _IN_ENGINE.set(True)
     try:
         yield
     finally:
         _IN_ENGINE.reset(token)
+
+
+def _memory_limited(con) -> bool:
+    """Whether ``con`` is the DuckDB connection of scans made with a ``memory_limit``
+    (``pysdc.scan(..., memory_limit="2GB")``): measure_risk then keeps its combinations in DuckDB, as
+    within :func:`combinations_in_engine`, so that the limit holds in the Python API too."""
+    return any(c is con and dict(key).get("memory_limit") for key, c in list(_CONNECTIONS.items()))
 
 
 @contextlib.contextmanager
@@ -211,14 +219,25 @@ def _examples(table, condition: str, value: str = "NULL") -> list:
     return [(f"{table.id} {e!r}" if table.id else e, v) for e, v in zip(*plain)]
 
 
-def _key_match(table, keys, left="s.", right="r.", *, equal: bool = False) -> str:
+def _key_match(table, keys, left="s.", right="r.", *, equal: bool = False, nan_null: bool = False) -> str:
     """The join condition on the raw key values: missing values match each other (``equal``: the keys have
-    none, a plain equi-join)."""
+    none, a plain equi-join; ``nan_null``: a NaN on the left is the NULL of the right, as :func:`_key_value`
+    groups it)."""
     op = "=" if equal else "IS NOT DISTINCT FROM"
-    return " AND ".join(f"{left}{table.q(k)} {op} {right}{table.q(k)}" for k in keys)
+    lhs = (lambda k: _key_value(table, k, left)) if nan_null else (lambda k: left + table.q(k))
+    return " AND ".join(f"{lhs(k)} {op} {right}{table.q(k)}" for k in keys)
 
 
-def _records(table, keys, res, columns: dict, *, hid=None, equal: bool = False):
+def _key_value(table, k, alias: str = "") -> str:
+    """A key as :func:`pysdc.core.keys.key_codes` sees its missing values: a float NaN is NULL (one missing
+    value); other types as they are."""
+    c = alias + table.q(k)
+    if table.types[k].upper() in _FLOAT_TYPES:
+        return f"(CASE WHEN isnan({c}) THEN NULL ELSE {c} END)"
+    return c
+
+
+def _records(table, keys, res, columns: dict, *, hid=None, equal: bool = False, nan_null: bool = False):
     """The per-record table: record id, then ``columns`` (output name -> result column of ``res``),
     and with ``hid`` the household risk (the product over the household's joined records: a window on
     DuckDB, a group-by joined back on Spark); records with a missing id keep their own risk."""
@@ -226,7 +245,8 @@ def _records(table, keys, res, columns: dict, *, hid=None, equal: bool = False):
     sel = [f"r.{c} AS {c}" for c in columns.values()]
     out = [f"j.{c} AS {table.q(name)}" for name, c in columns.items()]
     sql = (f"WITH s AS ({table.with_position()}), "
-           f"j AS (SELECT s.*, {', '.join(sel)} FROM s JOIN pysdc_res r ON {_key_match(table, keys, equal=equal)})")
+           f"j AS (SELECT s.*, {', '.join(sel)} FROM s JOIN pysdc_res r ON "
+           f"{_key_match(table, keys, equal=equal, nan_null=nan_null)})")
     tail = " FROM j"
     if hid is not None:
         hx = _hid_expr(table, hid, "j.")
@@ -235,7 +255,8 @@ def _records(table, keys, res, columns: dict, *, hid=None, equal: bool = False):
             out.append(f"CASE WHEN {hx} IS NULL THEN j.pysdc_risk ELSE 1 - {window} END AS {table.q('hier_risk')}")
         else:
             h = table.households(f"SELECT {_hid_expr(table, hid, 's.')} AS pysdc_h, r.pysdc_risk AS pysdc_risk "
-                                 f"FROM {SRC} s JOIN pysdc_res r ON {_key_match(table, keys)}", res=res)
+                                 f"FROM {SRC} s JOIN pysdc_res r ON {_key_match(table, keys, nan_null=nan_null)}",
+                                 res=res)
             out.append(f"COALESCE(h.pysdc_hr, j.pysdc_risk) AS {table.q('hier_risk')}")
             tail = f" FROM j LEFT JOIN {h} h ON {hx} = h.pysdc_h"
     sql += f" SELECT {', '.join(ids + out)}{tail}"
@@ -269,10 +290,20 @@ def freq_calc_engine(table, key_vars, w, alpha) -> FreqCalcCombinations:
 
 
 def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alpha) -> MeasureRiskCombinations:
-    if _IN_ENGINE.get() and table.kind == "duckdb" and getattr(table, "con", None) is not None:
-        got = _measure_risk_in_engine(table, list(key_vars), w, hid, max_global_risk, fast_hier)
+    if table.kind == "duckdb" and getattr(table, "con", None) is not None and (_IN_ENGINE.get()
+                                                                              or _memory_limited(table.con)):
+        got = _measure_risk_in_engine(table, list(key_vars), w, hid, max_global_risk, fast_hier, alpha)
         if got is not None:
             return got
+        if _memory_limited(table.con):
+            odd = [f"{k} ({table.types[k]})" for k in key_vars
+                   if not (table.types[k].upper() in _FLOAT_TYPES + ("VARCHAR", "BOOLEAN")
+                           or table.types[k].upper().startswith("ENUM"))]
+            warnings.warn(
+                "measure_risk: the key combinations are held in Python, outside DuckDB's memory limit (about "
+                f"0.4 KB each): the keys {', '.join(odd) or ', '.join(key_vars)} may hold distinct values that "
+                "sdcMicro's as.numeric codes alike (decimals, dates, integers beyond 2^53). Cast them to text or "
+                "to doubles to keep the combinations in DuckDB.", PysdcWarning, stacklevel=user_stacklevel())
     c = _combinations(table, key_vars, w, hid, func="measure_risk", factorize_character=True, alpha=alpha)
     fk_c, Fk_c, cnt, inv, pdf, n = c["fk_c"], c["Fk_c"], c["cnt"], c["inv"], c["pdf"], c["n"]
     rk_c = indiv_risk_arrays(fk_c, Fk_c, "approx", 1.0, w is not None)
@@ -410,11 +441,87 @@ def _in_engine_types(table, keys) -> bool:
     return True
 
 
-def _missing_key(table, k, alias: str = "") -> str:
-    c = alias + table.q(k)
-    if table.types[k].upper() in _FLOAT_TYPES:
-        return f"({c} IS NULL OR isnan({c}))"
-    return f"{c} IS NULL"
+def _wildcard_freqs(table, combos: str, out: str, keys: list, weighted: bool, alpha: float, n: int) -> None:
+    """sdcMicro's freqCalc with missing key values as wildcards (the rules of :func:`pysdc.core.freq.freq_core`),
+    in SQL over the combination table ``combos`` (one row per combination, a missing key NULL): the table
+    ``out`` is ``combos`` with ``pysdc_fk`` and ``pysdc_pop_fk``.
+
+    As in freq_core, the matching goes pattern by pattern (a pattern: which keys are missing): two
+    combinations of two patterns are compatible when they agree on the keys observed in both, so each pair
+    of patterns present is one equi-join on those keys of one pattern's combinations with the other's
+    grouped. Python loops over the patterns (at most 2^k), never over combinations or records. Counts are
+    exact (sums of integers); the weight sums are sums in another order than freq_core's (ENGINE_SUMS)."""
+    con, q = table.con, table.q
+    k = len(keys)
+    full = (1 << k) - 1
+    f = "CAST(pysdc_n AS DOUBLE)"
+    F = "(0.0 + pysdc_w)" if weighted else f
+    pat = " + ".join(f"(CASE WHEN {q(key)} IS NULL THEN {1 << j} ELSE 0 END)" for j, key in enumerate(keys))
+    base = _unique("wild")
+    con.execute(f"CREATE TABLE {base} AS SELECT *, row_number() OVER () AS pysdc_cid, {pat} AS pysdc_pat, "
+                f"{f} AS pysdc_cn, {F} AS pysdc_cw FROM {combos}")
+    pats = sorted(int(r[0]) for r in con.execute(f"SELECT DISTINCT pysdc_pat FROM {base}").fetchall())
+    (w_total,) = con.execute(f"SELECT coalesce(fsum(pysdc_cw), 0.0) FROM {base}").fetchall()[0]
+    adds = _unique("adds")
+    # x: the additions to a complete combination (alpha times the counts of its match in a pattern),
+    # y: the counts of compatible combinations with missing keys (times alpha at the end), z: the full
+    # counts of compatible complete combinations (both for combinations with missing keys)
+    con.execute(f"CREATE TABLE {adds} (pysdc_cid BIGINT, x_n DOUBLE, x_w DOUBLE, y_n DOUBLE, y_w DOUBLE, z_n DOUBLE, "
+                "z_w DOUBLE)")
+    observed = {p: [keys[j] for j in range(k) if not (p >> j) & 1] for p in pats}
+
+    def on(cols, a="t", b="g"):
+        return " AND ".join(f"{a}.{q(c)} = {b}.{q(c)}" for c in cols)
+
+    def grouped(p, cols):
+        cs = ", ".join(q(c) for c in cols)
+        return (f"(SELECT {cs}, sum(pysdc_cn) AS s_n, fsum(pysdc_cw) AS s_w FROM {base} WHERE pysdc_pat = {p} "
+                f"GROUP BY {cs})")
+
+    a = float(alpha)
+    if k == 1:
+        if 0 in pats and full in pats:  # one key: every complete combination matches every missing record
+            con.execute(f"INSERT INTO {adds} SELECT pysdc_cid, ? * g.s_n, ? * g.s_w, NULL, NULL, NULL, NULL FROM "
+                        f"{base}, (SELECT sum(pysdc_cn) AS s_n, fsum(pysdc_cw) AS s_w FROM {base} WHERE pysdc_pat = {full}) "
+                        "g WHERE pysdc_pat = 0", [a, a])
+    else:
+        for p in pats:
+            if p == 0:
+                continue
+            obs = observed[p]
+            if obs and 0 in pats:
+                # a complete combination matches at most one combination of pattern p (all-missing: none)
+                con.execute(f"INSERT INTO {adds} SELECT t.pysdc_cid, ? * g.pysdc_cn, ? * g.pysdc_cw, NULL, NULL, NULL, "
+                            f"NULL FROM {base} t JOIN {base} g ON {on(obs)} WHERE t.pysdc_pat = 0 AND "
+                            f"g.pysdc_pat = {p}", [a, a])
+            if p == full:
+                continue  # all keys missing: fk = n, Fk = the weight total (below)
+            if obs and 0 in pats:
+                con.execute(f"INSERT INTO {adds} SELECT t.pysdc_cid, NULL, NULL, NULL, NULL, g.s_n, g.s_w FROM "
+                            f"{base} t JOIN {grouped(0, obs)} g ON {on(obs)} WHERE t.pysdc_pat = {p}")
+            for r in pats:
+                if r in (0, p):
+                    continue  # same pattern: only the combination itself
+                common = [c for c in obs if c in observed[r]]
+                if common:
+                    con.execute(f"INSERT INTO {adds} SELECT t.pysdc_cid, NULL, NULL, g.s_n, g.s_w, NULL, NULL FROM "
+                                f"{base} t JOIN {grouped(r, common)} g ON {on(common)} WHERE t.pysdc_pat = {p}")
+                else:
+                    con.execute(f"INSERT INTO {adds} SELECT t.pysdc_cid, NULL, NULL, g.s_n, g.s_w, NULL, NULL FROM "
+                                f"{base} t, (SELECT sum(pysdc_cn) AS s_n, fsum(pysdc_cw) AS s_w FROM {base} "
+                                f"WHERE pysdc_pat = {r}) g WHERE t.pysdc_pat = {p}")
+    drop = ", ".join(["pysdc_cid", "pysdc_pat", "pysdc_cn", "pysdc_cw"])
+    con.execute(
+        f"CREATE TABLE {out} AS SELECT b.* EXCLUDE ({drop}), "
+        f"CASE WHEN b.pysdc_pat = 0 THEN b.pysdc_cn + coalesce(d.x_n, 0.0) WHEN b.pysdc_pat = {full} THEN CAST(? AS DOUBLE) "
+        "ELSE b.pysdc_cn + (coalesce(d.y_n, 0.0) * ? + coalesce(d.z_n, 0.0)) END AS pysdc_fk, "
+        f"CASE WHEN b.pysdc_pat = 0 THEN b.pysdc_cw + coalesce(d.x_w, 0.0) WHEN b.pysdc_pat = {full} THEN CAST(? AS DOUBLE) "
+        "ELSE b.pysdc_cw + (coalesce(d.y_w, 0.0) * ? + coalesce(d.z_w, 0.0)) END AS pysdc_pop_fk "
+        f"FROM {base} b LEFT JOIN (SELECT pysdc_cid, fsum(x_n) AS x_n, fsum(x_w) AS x_w, fsum(y_n) AS y_n, fsum(y_w) AS y_w, "
+        f"fsum(z_n) AS z_n, fsum(z_w) AS z_w FROM {adds} GROUP BY pysdc_cid) d ON b.pysdc_cid = d.pysdc_cid",
+        [float(n), a, float(w_total), a])
+    con.execute(f"DROP TABLE {adds}")
+    con.execute(f"DROP TABLE {base}")
 
 
 def _arrow_chunks(con, sql: str, params=None):
@@ -429,9 +536,10 @@ def _arrow_chunks(con, sql: str, params=None):
         cur.close()
 
 
-def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
+def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier, alpha=1.0):
     """measure_risk on DuckDB with the combinations in DuckDB (:func:`combinations_in_engine`), or None when
-    the data need the in-memory path (a missing key value, keys that may code alike)."""
+    the keys may code alike (integers beyond 2^53) and need the in-memory path. Missing key values are
+    sdcMicro's wildcards, matched in SQL pattern by pattern (:func:`_wildcard_freqs`)."""
     import pyarrow as pa
 
     if not _in_engine_types(table, keys):
@@ -447,14 +555,17 @@ def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
     if hid is not None:
         aggs.append(f"count({_hid_expr(table, hid)}) AS pysdc_h_n")
     combos = _unique("combos")
-    table.query(f"SELECT {ks}, {', '.join(aggs)} FROM {SRC} GROUP BY {ks}").create(combos)
-    checks = [f"count(*) FILTER (WHERE {' OR '.join(_missing_key(table, k) for k in keys)})"]
+    # a missing float key is NULL or NaN: one missing value (NULL), as pysdc's key codes see it
+    grouped = ", ".join(f"{_key_value(table, k)} AS {table.q(k)}" for k in keys)
+    table.query(f"SELECT {grouped}, {', '.join(aggs)} FROM {SRC} GROUP BY ALL").create(combos)
+    checks = [f"count(*) FILTER (WHERE {' OR '.join(table.q(k) + ' IS NULL' for k in keys)})"]
     ints = [k for k in keys if table.types[k].upper() in _INT_TYPES]
     checks += [f"coalesce(max(abs(CAST({table.q(k)} AS HUGEINT))), 0)" for k in ints]
     got = con.execute(f"SELECT {', '.join(checks)} FROM {combos}").fetchall()[0]
-    if int(got[0]) or any(int(v) > _EXACT_INT for v in got[1:]):
+    if any(int(v) > _EXACT_INT for v in got[1:]):
         con.execute(f"DROP TABLE {combos}")
         return None
+    missing = bool(int(got[0]))
     if w is not None:
         bad, n_w, n_all, below = con.execute(
             f"SELECT count(*) FILTER (WHERE NOT isfinite(pysdc_w)), sum(pysdc_w_n), sum(pysdc_n), "
@@ -463,12 +574,18 @@ def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
     m, n = con.execute(f"SELECT count(*), coalesce(sum(pysdc_n), 0) FROM {combos}").fetchall()[0]
     m, n = int(m), int(n)
     stage(f"frequencies of {m:,} key combinations ({n:,} records)")
-    # freq_core without missing keys: fk the records, Fk the weight sum (0 + sum, as its bincount), per combination
-    fk_sql = "CAST(pysdc_n AS DOUBLE)"
-    Fk_sql = "0.0 + pysdc_w" if w is not None else fk_sql
+    freqs = _unique("freqs")
+    if missing:
+        _wildcard_freqs(table, combos, freqs, keys, w is not None, alpha, n)
+    else:
+        # freq_core without missing keys: fk the records, Fk the weight sum (0 + sum, as its bincount)
+        fk_sql = "CAST(pysdc_n AS DOUBLE)"
+        Fk_sql = "0.0 + pysdc_w" if w is not None else fk_sql
+        con.execute(f"CREATE TABLE {freqs} AS SELECT *, {fk_sql} AS pysdc_fk, {Fk_sql} AS pysdc_pop_fk FROM {combos}")
+    con.execute(f"DROP TABLE {combos}")
     pairs = _unique("pairs")
-    con.execute(f"CREATE TABLE {pairs} AS SELECT {fk_sql} AS pysdc_fk, {Fk_sql} AS pysdc_pop_fk, "
-                f"sum(pysdc_n) AS pysdc_records FROM {combos} GROUP BY ALL")
+    con.execute(f"CREATE TABLE {pairs} AS SELECT pysdc_fk, pysdc_pop_fk, sum(pysdc_n) AS pysdc_records "
+                f"FROM {freqs} GROUP BY ALL")
     risks = _unique("risks")
     con.execute(f"CREATE TABLE {risks} (pysdc_fk DOUBLE, pysdc_pop_fk DOUBLE, pysdc_records HUGEINT, "
                 "pysdc_risk DOUBLE)")
@@ -484,10 +601,9 @@ def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
     res_name = _unique("res")
     extra = ", c.pysdc_h_n" if hid is not None else ""
     con.execute(f"CREATE TABLE {res_name} AS SELECT {', '.join('c.' + table.q(k) for k in keys)}, c.pysdc_n{extra}, "
-                f"r.pysdc_fk, r.pysdc_pop_fk, r.pysdc_risk FROM {combos} c JOIN {risks} r "
-                f"ON {fk_sql.replace('pysdc_n', 'c.pysdc_n')} = r.pysdc_fk AND "
-                f"{Fk_sql.replace('pysdc_n', 'c.pysdc_n').replace('pysdc_w', 'c.pysdc_w')} = r.pysdc_pop_fk")
-    con.execute(f"DROP TABLE {combos}")
+                f"r.pysdc_fk, r.pysdc_pop_fk, r.pysdc_risk FROM {freqs} c JOIN {risks} r "
+                f"ON c.pysdc_fk = r.pysdc_fk AND c.pysdc_pop_fk = r.pysdc_pop_fk")
+    con.execute(f"DROP TABLE {freqs}")
     er, n_nan = con.execute(
         f"SELECT {fs}(pysdc_risk * CAST(pysdc_records AS DOUBLE)) FILTER (WHERE NOT isnan(pysdc_risk)), "
         f"coalesce(sum(pysdc_records) FILTER (WHERE isnan(pysdc_risk)), 0) FROM {risks}").fetchall()[0]
@@ -515,7 +631,7 @@ def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
         thr = global_threshold_chunks(chunks, max_global_risk)
     res = con.table(res_name)
     individual = _records(table, keys, res, {"risk": "pysdc_risk", "fk": "pysdc_fk", "Fk": "pysdc_pop_fk"}, hid=hid,
-                          equal=True)  # no missing key value here
+                          equal=not missing, nan_null=missing)  # a plain equi-join without missing key values
     path = _WRITE_TO.get()
     if path is not None:  # the temporary file of writing_individual
         stage("joining the records to their risks and writing them" + (" (household risk too)" if hid else ""))
@@ -523,7 +639,8 @@ def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
     h_er = h_r = h_pct = None
     if hid is not None:
         stage("household risk")
-        h_er = _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=path)
+        h_er = _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=path,
+                                       missing=missing)
         h_r = h_er / n if n else float("nan")
         h_pct = h_r * 100
     combos_table = table.table(con.sql(f"SELECT {ks}, pysdc_n AS n, pysdc_fk AS fk, pysdc_pop_fk AS \"Fk\", "
@@ -539,7 +656,7 @@ def _measure_risk_in_engine(table, keys, w, hid, max_global_risk, fast_hier):
     )
 
 
-def _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=None) -> float:
+def _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=None, missing=False) -> float:
     """:func:`_household_er` over the combinations kept in DuckDB."""
     con = table.con
     fs = table.fsum()
@@ -554,7 +671,7 @@ def _household_er_in_engine(table, keys, hid, res, res_name, fast_hier, written=
         return _written_household_total(table, written, fast_hier)
     hx = _hid_expr(table, hid, "s.")
     h = table.households(f"SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
-                         f"{_key_match(table, keys, equal=True)}", res=res)
+                         f"{_key_match(table, keys, equal=not missing, nan_null=missing)}", res=res)
     total, n_nan = table.row(f"SELECT {fs}(CASE WHEN isnan(pysdc_hr) THEN 0 ELSE pysdc_m * pysdc_hr END), "
                              f"sum(CASE WHEN isnan(pysdc_hr) THEN 1 ELSE 0 END) FROM {h} h", res=res)
     if not fast_hier and (int(n_nan or 0) or int(own_nan)):
