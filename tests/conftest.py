@@ -19,7 +19,7 @@ that has them.
 from __future__ import annotations
 
 import functools
-import importlib.util
+import importlib
 import os
 import re
 import shutil
@@ -27,7 +27,7 @@ import subprocess
 
 import pytest
 
-from _live import sdcmicro_missing_reason
+from _live import rscript_missing_reason
 
 _R_HINT = "Debian: apt-get install r-base-core; then pip install 'pysdc-measures[r]' (rpy2)"
 _SDC_HINT = 'in R: install.packages("sdcMicro")'
@@ -37,14 +37,22 @@ MARKERS = {
     "needs_r": "needs R and rpy2 usable in this process (no sdcMicro); skipped with the reason otherwise",
     "live": "compares with live sdcMicro: needs R, rpy2 and the R package sdcMicro (with the rscript marker too: "
             "Rscript instead of rpy2); skipped with the reason otherwise",
-    "rscript": "rscript(*r_packages): needs Rscript with sdcMicro (and the named R packages), run as a subprocess; "
-               "skipped with the reason otherwise",
+    "rscript": "rscript(*r_packages, sdcmicro=True): needs Rscript with sdcMicro (unless sdcmicro=False) and the "
+               "named R packages, run as a subprocess; skipped with the reason otherwise",
     "spark": "needs PySpark and Java 17 (the Spark engine); skipped with the reason otherwise",
     "chromium": "needs a Chromium (or Chrome) binary for headless rendering; skipped with the reason otherwise",
     "duckdb": "needs duckdb and pyarrow (the DuckDB engine); skipped with the reason otherwise",
 }
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
+
+
+def _importable(name: str) -> bool:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
 
 
 def simulated_missing() -> set[str]:
@@ -59,7 +67,7 @@ def simulated_missing() -> set[str]:
 
 @functools.cache
 def _r_missing(sdcmicro: bool) -> str | None:
-    if importlib.util.find_spec("rpy2") is None:
+    if not _importable("rpy2"):
         return f"rpy2 is not installed ({_R_HINT})"
     import pysdc.r as pr  # starts nothing; pr.available() starts R
 
@@ -80,11 +88,12 @@ def _live_missing() -> str | None:
 
 
 def _rscript_missing(*packages: str) -> str | None:
-    why = sdcmicro_missing_reason(*packages)
+    why = rscript_missing_reason(*packages)
     if why is None:
         return None
-    return (f"needs Rscript with sdcMicro{''.join(', ' + p for p in packages)}: {why} "
-            f"(Debian: apt-get install r-base-core; {_SDC_HINT})")
+    hint = f"in R: install.packages(c({', '.join(repr(p) for p in packages)}))" if packages else ""
+    return (f"needs Rscript{' with ' + ', '.join(packages) if packages else ''}: {why} "
+            f"(Debian: apt-get install r-base-core{'; ' + hint if hint else ''})")
 
 
 @functools.cache
@@ -102,9 +111,9 @@ def _java_major() -> int | None:
 
 @functools.cache
 def _spark_missing() -> str | None:
-    if importlib.util.find_spec("pyspark") is None:
+    if not _importable("pyspark"):
         return "needs PySpark (pip install 'pysdc-measures[spark]')"
-    if importlib.util.find_spec("pyarrow") is None:
+    if not _importable("pyarrow"):
         return "the Spark engine needs pyarrow (pip install 'pysdc-measures[spark]')"
     major = _java_major()
     if major is None:
@@ -131,7 +140,7 @@ def _chromium_missing() -> str | None:
 
 @functools.cache
 def _duckdb_missing() -> str | None:
-    absent = [p for p in ("duckdb", "pyarrow") if importlib.util.find_spec(p) is None]
+    absent = [p for p in ("duckdb", "pyarrow") if not _importable(p)]
     if absent:
         return f"the DuckDB engine needs {' and '.join(absent)} (pip install 'pysdc-measures[duckdb]')"
     return None
@@ -158,7 +167,11 @@ def missing_reason(item) -> str | None:
             continue  # compares with sdcMicro through Rscript: the rscript check below says what it needs
         if name in fake:
             return f"{name}: treated as missing (PYSDC_TEST_MISSING={os.environ.get('PYSDC_TEST_MISSING')})"
-        args = tuple(sorted({a for m in marks for a in m.args})) if name == "rscript" else ()
+        args = ()
+        if name == "rscript":  # the R packages of every rscript mark, sdcMicro first unless all say sdcmicro=False
+            pkgs = sorted({a for m in marks for a in m.args} - {"sdcMicro"})
+            with_sdc = any(m.kwargs.get("sdcmicro", True) for m in marks)
+            args = tuple(["sdcMicro"] * with_sdc + pkgs)
         why = CHECKS[name](*args)
         if why is not None:
             return why

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import warnings
 
@@ -235,17 +234,8 @@ def test_univariate_identical_majority():
 # ---------------------------------------------------------------- live robustbase -----
 
 
-def _have_robustbase() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    out = subprocess.run(["Rscript", "-e", "library(robustbase)"], capture_output=True)
-    return out.returncode == 0
-
-
-needs_robustbase = pytest.mark.skipif(
-    not _have_robustbase(),
-    reason="Rscript or the R package robustbase is missing (Debian: apt-get install r-cran-robustbase)",
-)
+# Rscript with robustbase (Debian: r-cran-robustbase); skipped with the reason by tests/conftest.py
+needs_robustbase = pytest.mark.rscript("robustbase", sdcmicro=False)
 
 
 def _r_json(code: str):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import shutil
 import subprocess
 
 import numpy as np
@@ -259,15 +258,7 @@ cat(jsonlite::toJSON(out, null = "null", na = "null", auto_unbox = FALSE, digits
 """
 
 
-def _r_with_jsonlite() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    r = subprocess.run(["Rscript", "-e", "cat(requireNamespace('jsonlite', quietly=TRUE))"],
-                       capture_output=True, text=True, timeout=60)
-    return r.stdout.strip().endswith("TRUE")
-
-
-@pytest.mark.skipif(not _r_with_jsonlite(), reason="needs Rscript with the jsonlite package (base R reader test)")
+@pytest.mark.rscript("jsonlite", sdcmicro=False)  # base R reads the table
 def test_r_reads_the_table_exactly(tmp_path):
     df = pd.DataFrame({k: COLUMNS[k] for k in ("float64", "Int64", "boolean", "object", "category", "ordered",
                                                "int_categories")})

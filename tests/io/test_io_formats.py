@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 
 import numpy as np
@@ -73,15 +72,7 @@ def test_cli_reads_sav_by_extension(sav, capsys):
     assert rep["data"]["n_records"] == 6 and rep["key_vars"] == ["sex", "region"]
 
 
-def _haven() -> bool:
-    if shutil.which("Rscript") is None:
-        return False
-    r = subprocess.run(["Rscript", "-e", "quit(status = !requireNamespace('haven', quietly = TRUE))"],
-                       capture_output=True)
-    return r.returncode == 0
-
-
-@pytest.mark.skipif(not _haven(), reason="R with the haven package is not available")
+@pytest.mark.rscript("haven", sdcmicro=False)
 def test_levels_and_classes_equal_havens(sav, dta):
     script = (
         "library(haven); f <- function(p, r) { d <- r(p); lapply(d, function(v) if (is.labelled(v)) "

@@ -341,6 +341,7 @@ cat(toJSON(list(
 
 
 @pytest.mark.live
+@pytest.mark.rscript("haven", "jsonlite")
 def test_live_labelled_missing_values_as_sdcmicro_reads_them(tmp_path):
     """A labelled Stata extended missing value (.a) and SPSS user-missing values are missing, their labels
     levels, as sdcMicro's readMicrodata makes them. (haven::as_factor alone would make .a the level
@@ -348,11 +349,6 @@ def test_live_labelled_missing_values_as_sdcmicro_reads_them(tmp_path):
     import json
     import subprocess
 
-    from _live import sdcmicro_missing_reason
-
-    reason = sdcmicro_missing_reason("haven", "jsonlite")
-    if reason:
-        pytest.skip(reason)
     pytest.importorskip("pyreadstat", reason="SPSS files need pyreadstat")
     script = tmp_path / "make.R"
     script.write_text(_LABELLED_R)

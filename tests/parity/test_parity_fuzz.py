@@ -3,7 +3,6 @@ and the bridge's sdcMicro version in the live parity report."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 
@@ -237,20 +236,9 @@ def test_version_note_only_when_another_sdcmicro_is_installed(monkeypatch):
 # ------------------------------------------------------------------------------------------ live
 
 
-def _live_reason():
-    if importlib.util.find_spec("rpy2") is None:
-        return "rpy2 is not installed (pip install 'pysdc-measures[r]')"
-    from _live import sdcmicro_missing_reason
-
-    return sdcmicro_missing_reason()
-
-
 @pytest.mark.live
 @pytest.mark.needs_r
 def test_sdcmicro_version_is_reported():
-    reason = _live_reason()
-    if reason:
-        pytest.skip(reason)
     import pysdc.r
 
     v = pysdc.r.sdcmicro_version()
@@ -268,9 +256,6 @@ LIVE_SEEDS = {3: "double and logical keys, households, sampling fractions near 1
 @pytest.mark.needs_r
 @pytest.mark.parametrize("seed", sorted(LIVE_SEEDS))
 def test_fuzz_seed_agrees_with_sdcmicro(seed):
-    reason = _live_reason()
-    if reason:
-        pytest.skip(reason)
     from pysdc.parity import load_divergences
     from pysdc.parity._fuzz_run import run_dataset
 
@@ -284,9 +269,6 @@ def test_fuzz_seed_agrees_with_sdcmicro(seed):
 @pytest.mark.needs_r
 def test_fuzz_finds_a_planted_difference():
     """The runner is not blind: a native freq_calc that is off by one count is reported with its seed."""
-    reason = _live_reason()
-    if reason:
-        pytest.skip(reason)
     import types
 
     import pysdc

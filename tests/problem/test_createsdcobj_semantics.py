@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 import warnings
 from pathlib import Path
@@ -270,7 +269,7 @@ def _random_texts(seed: int, n: int) -> list:
     return sorted(out)
 
 
-@pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not found")
+@pytest.mark.rscript(sdcmicro=False)
 @pytest.mark.parametrize("collation", ["icu", "C"])
 def test_r_sort_text_is_rs_sort(tmp_path, collation):
     vals = _random_texts(7, 3000)
@@ -332,14 +331,7 @@ def test_live_dis_suda_and_mod_risk_ipf_on_the_object(bridge, cid):
     assert len(got.incl_prob) == len(np.atleast_1d(m["inclProb"]))
 
 
-def _datatable_missing():
-    if shutil.which("Rscript") is None:
-        return "Rscript not found"
-    r = subprocess.run(["Rscript", "-e", "library(data.table)"], capture_output=True)
-    return None if r.returncode == 0 else "R package data.table (an sdcMicro dependency) not installed"
-
-
-@pytest.mark.skipif(_datatable_missing() is not None, reason=str(_datatable_missing()))
+@pytest.mark.rscript("data.table", sdcmicro=False)  # an sdcMicro dependency
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_bmerge_is_data_tables_join_on_a_key_sorted_as_text(tmp_path, seed):
     """pysdc's emulation of the join inside sdcMicro's IPF branch against data.table itself: a table keyed
