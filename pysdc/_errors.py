@@ -6,6 +6,8 @@ The hierarchy is deliberately small:
 * :class:`InvalidParameterError` -- an argument or the data cannot be used
   (also a :class:`ValueError`). Raised wherever sdcMicro refuses an input,
   with a message that names the cause and the way out.
+* :class:`NotInSdcMicroError` -- an option only the native function has, asked of the R bridge
+  (also an :class:`InvalidParameterError`): sdcMicro has no such argument.
 * :class:`RNotAvailableError` -- R, rpy2 or sdcMicro is missing (also an
   :class:`ImportError`); the message carries install hints.
 * :class:`RCallError` -- an R call failed; carries R's message and the call
@@ -21,6 +23,7 @@ import sys
 __all__ = [
     "PysdcError",
     "InvalidParameterError",
+    "NotInSdcMicroError",
     "RNotAvailableError",
     "RCallError",
     "PysdcWarning",
@@ -37,6 +40,13 @@ class PysdcError(Exception):
 
 class InvalidParameterError(PysdcError, ValueError):
     """A parameter or the data cannot be used; the message says why and what to do."""
+
+
+class NotInSdcMicroError(InvalidParameterError):
+    """An option that only the native function has was asked of the R bridge (``pysdc.r``).
+
+    sdcMicro has no such argument; the message names the native function that has it.
+    """
 
 
 class RNotAvailableError(PysdcError, ImportError):

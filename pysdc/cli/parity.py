@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import sys
 
-from .. import parity
+import numpy as np
+
+import pysdc
+
+from .. import parity, r
 from .._errors import PysdcError
+from ..io import read_table
+from ..parity._userdata import MAX_RMD_RECORDS
 from ..report import fmt_diff, text_table
+from ._common import FORMATS, add_alias, rescue_positionals
 
 __all__ = ["add_parser", "add_arguments", "run"]
 
@@ -22,8 +29,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--live", action="store_true",
                         help="also run every case through the R bridge (pysdc.r; needs R, rpy2 and sdcMicro)")
     parser.add_argument("--no-write", action="store_true", help="print the summary only, write no reports")
-    from ._common import FORMATS, add_alias
-
     parser.add_argument("data", nargs="?", default=None, metavar="DATA",
                         help=f"your own data file ({FORMATS}): run every measure with an sdcMicro counterpart "
                              "natively and in sdcMicro (through the R bridge: needs R, rpy2 and sdcMicro), and "
@@ -52,20 +57,14 @@ def add_parser(sub) -> None:
 
 
 def _bridge():
-    try:
-        from .. import r as bridge
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge cannot be imported ({exc})"
-    av = bridge.available()
+    av = r.available()
     if not av:
         return None, av.reason
-    return bridge, ""
+    return r, ""
 
 
 def run(args) -> int:
     """Entry point of ``pysdc parity``; returns the exit status."""
-    from ._common import rescue_positionals
-
     rescue_positionals(args, ["data"], ["keys", "sensitive"])
     bad = parity.unknown_functions(args.function)
     if bad:
@@ -104,8 +103,9 @@ def run(args) -> int:
             print()
         print(f"{mode}:")
         for fun, s in summary.items():
+            not_run = f"  {s['not_run']} not run (bridge)" if s.get("not_run") else ""
             print(f"  {fun:16s} {s['cases']:4d} cases  {s['passed']:4d} passed  {s['xfail']:3d} xfail  "
-                  f"{s['failed'] + s['xpass']:4d} failed  {worst_text(s)}")
+                  f"{s['failed'] + s['xpass']:4d} failed{not_run}  {worst_text(s)}")
         if any(o.status in ("failed", "xpass") for o in outcomes):
             status = 1
     if not args.no_write:
@@ -127,8 +127,6 @@ def worst_text(s: dict) -> str:
 
 
 def _show(v) -> str:
-    import numpy as np
-
     if isinstance(v, str):
         return v
     a = np.asarray(v)
@@ -137,10 +135,6 @@ def _show(v) -> str:
 
 def _run_user_data(args) -> int:
     """Native vs sdcMicro (through the bridge) on the user's own data; prints a table."""
-    import pysdc
-
-    from ..io import read_table
-
     bridge, why = _bridge()
     if bridge is None:
         print(f"pysdc parity: --data runs sdcMicro itself on your data, through the R bridge (pysdc.r), and it is "
@@ -158,8 +152,6 @@ def _run_user_data(args) -> int:
         print("pysdc parity: give --keys (risk measures) and/or --masked (information loss).", file=sys.stderr)
         return 2
     sensitive = [k for item in args.sensitive for k in item.split(",") if k] if args.sensitive else None
-    from ..parity._userdata import MAX_RMD_RECORDS
-
     max_rmd = MAX_RMD_RECORDS if args.max_rmd_records is None else args.max_rmd_records
     print(f"pysdc parity: pysdc against sdcMicro {bridge.sdcmicro_version()} on {args.data} ({len(data)} records)",
           file=sys.stderr)

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._errors import InvalidParameterError, PysdcError
+import pysdc
+
+from .._errors import InvalidParameterError, NotInSdcMicroError, PysdcError, RNotAvailableError
 from .._registry import by_r_name
 from .._registry._methods import method_by_r_name
 from .._tolerances import EXACT, ROW_SUMS, Tolerance, tolerance_for
-from ._corpus import Case, case_inputs, decode, divergence_for, is_method, load_divergences, reference_dir
+from ._corpus import FUNCTIONS, Case, case_inputs, decode, divergence_for, is_method, load_divergences, reference_dir
 
 __all__ = ["Diff", "Outcome", "Comparer", "compare_arrays", "compare", "check_case", "summarize"]
 
@@ -40,7 +42,12 @@ class Diff:
 
 @dataclass
 class Outcome:
-    """Result of checking one case: status is passed, failed, xfail or xpass."""
+    """Result of checking one case: status is passed, failed, xfail, xpass or not_run.
+
+    ``not_run`` (live mode only): the installed sdcMicro lacks the function (e.g. 5.8.0 has no
+    recordLinkage) or the case uses an option only pysdc has (:class:`~pysdc.NotInSdcMicroError`);
+    neither a pass nor a failure, and listed with the reason.
+    """
 
     case: Case
     status: str
@@ -171,7 +178,7 @@ def run_case(case: Case, impl, root) -> dict:
 def check_case(case: Case, impl=None, root=None, divergences=None, mode: str = "native") -> Outcome:
     """Run one stored case through ``impl`` (default: native pysdc) and compare."""
     if impl is None:
-        import pysdc as impl
+        impl = pysdc
     root = reference_dir(root)
     div = divergence_for(case.id, divergences if divergences is not None else load_divergences(root), mode)
     expected_exc = InvalidParameterError if mode == "native" else PysdcError
@@ -183,6 +190,8 @@ def check_case(case: Case, impl=None, root=None, divergences=None, mode: str = "
         except Exception as e:  # noqa: BLE001 - every failure is reported
             actual, exc = None, e
     diffs: list = []
+    if mode != "native" and isinstance(exc, (RNotAvailableError, NotInSdcMicroError)):
+        return Outcome(case, "not_run", f"not run through the bridge: {exc}", [], div)
     if case.expects_error:
         if isinstance(exc, expected_exc):
             ok, msg = True, f"refused like sdcMicro: {exc}"
@@ -229,14 +238,12 @@ def summarize(outcomes) -> dict:
     A protection method's worst differences are None: its comparer checks every value (MD5 of all
     values, codes, the random stream's position) and reports what differs, not a number.
     """
-    from ._corpus import FUNCTIONS
-
     summary = {}
     for fun in FUNCTIONS:
         outs = [o for o in outcomes if o.case.function == fun]
         if not outs:
             continue
-        counts = {s: sum(o.status == s for o in outs) for s in ("passed", "xfail", "failed", "xpass")}
+        counts = {s: sum(o.status == s for o in outs) for s in ("passed", "xfail", "failed", "xpass", "not_run")}
         finite = [d for o in outs if o.status == "passed" for d in o.diffs]
         worst_abs = max((d.max_abs for d in finite), default=0.0)
         worst_rel = max((d.max_rel for d in finite), default=0.0)

@@ -12,18 +12,21 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import scipy
 
+from .. import r
+from .._errors import RNotAvailableError
 from .._format import fmt_diff
+from .._tolerances import TOLERANCES
+from .._version import __version__
+from ..io import write_text
+from ..r import LATER_SDCMICRO_CHANGES, REFERENCE_SDCMICRO_VERSION
 from ._check import summarize
 
 __all__ = ["report_dict", "markdown", "html_page", "write_reports", "installed_sdcmicro", "version_note"]
 
 
 def _versions() -> dict:
-    import scipy
-
-    from .._version import __version__
-
     return {"pysdc": __version__, "numpy": np.__version__, "pandas": pd.__version__, "scipy": scipy.__version__}
 
 
@@ -47,20 +50,14 @@ def report_dict(outcomes, header, mode, divergences=None) -> dict:
 
 def installed_sdcmicro() -> str | None:
     """The installed sdcMicro's version (the bridge's), None where R or sdcMicro is missing."""
-    from .._errors import RNotAvailableError
-
     try:
-        from ..r import sdcmicro_version
-
-        return sdcmicro_version()
+        return r.sdcmicro_version()  # looked up at the call (tests replace it)
     except RNotAvailableError:
         return None
 
 
 def version_note(installed: str | None) -> list:
     """Markdown lines saying that the installed sdcMicro is not the one pysdc reproduces, and what changed."""
-    from ..r import LATER_SDCMICRO_CHANGES, REFERENCE_SDCMICRO_VERSION
-
     if installed is None or installed == REFERENCE_SDCMICRO_VERSION:
         return []
     lines = [f"**The installed sdcMicro is {installed}, not {REFERENCE_SDCMICRO_VERSION}**: pysdc reproduces "
@@ -108,15 +105,15 @@ def markdown(rep: dict) -> str:
         for fun, s in methods.items():
             lines.append(f"| `{fun}` | `protect.{s['python']}` | {s['cases']} | {s['passed']} | {s['xfail']} | "
                          f"{s['failed'] + s['xpass']} | {s['errors_expected']} |")
-    tot = {k: sum(s[k] for s in rep["summary"].values()) for k in ("cases", "passed", "xfail", "failed", "xpass")}
+    tot = {k: sum(s.get(k, 0) for s in rep["summary"].values())
+           for k in ("cases", "passed", "xfail", "failed", "xpass", "not_run")}
+    not_run = f", {tot['not_run']} not run through the bridge (listed below)" if tot["not_run"] else ""
     lines += ["", f"**Total: {tot['cases']} cases, {tot['passed']} passed, {tot['xfail']} known divergences, "
-              f"{tot['failed'] + tot['xpass']} failed.**", ""]
+              f"{tot['failed'] + tot['xpass']} failed{not_run}.**", ""]
     lines += ["Worst differences are over passed cases (relative ones where sdcMicro's value is not 0; "
               "\"(atol)\": the worst relative difference is at a value near 0 and within the absolute tolerance). "
               "\"sdcMicro errors\" are cases where sdcMicro stops "
               "(or returns NULL); pysdc passes them by raising `InvalidParameterError`.", ""]
-    from .._tolerances import TOLERANCES
-
     lines += ["## Tolerances", "", "Counts exact; everything else `rtol=1e-12` unless listed:", "",
               "| function | field | rtol | atol | reason |", "|---|---|---:|---:|---|"]
     for (f, fld), t in sorted(TOLERANCES.items()):
@@ -140,6 +137,18 @@ def markdown(rep: dict) -> str:
                   "is given; each is a strict xfail in its test):", ""]
         for d in other:
             lines.append(f"- `{d['case']}` ({d['applies_to']}): {d['reason']}")
+    skipped = [c for c in rep["cases"] if c["status"] == "not_run"]
+    if skipped:
+        lines += ["", "## Not run through the bridge", "",
+                  "Neither passed nor failed: the installed sdcMicro lacks the function, or the case uses an option "
+                  "only pysdc has (the native function is compared with sdcMicro's stored result in the native "
+                  "report).", ""]
+        why: dict = {}
+        for c in skipped:
+            why.setdefault(c["message"], []).append(c["id"])
+        for reason, ids in sorted(why.items()):
+            lines.append(f"- {reason[:300]} ({len(ids)} case{'s' if len(ids) > 1 else ''}: "
+                         + ", ".join(f"`{i}`" for i in ids[:3]) + (" ..." if len(ids) > 3 else "") + ")")
     bad = [c for c in rep["cases"] if c["status"] in ("failed", "xpass")]
     lines += ["", "## Failures", ""]
     if bad:
@@ -206,8 +215,8 @@ def html_page(rep: dict, outcomes) -> str:
     md_rows = []
     for fun, s in rep["summary"].items():
         name = ("protect." if s.get("kind") == "method" else "") + s["python"]
-        cells = [fun, name, s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s["errors_expected"],
-                 fmt_diff(s["worst_abs_diff"]), fmt_diff(s["worst_rel_diff"])]
+        cells = [fun, name, s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s.get("not_run", 0),
+                 s["errors_expected"], fmt_diff(s["worst_abs_diff"]), fmt_diff(s["worst_rel_diff"])]
         md_rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     plots = []
     for fun in (f for f, s in rep["summary"].items() if s.get("kind", "measure") == "measure"):
@@ -235,7 +244,7 @@ td,th{{border:1px solid #ccc;padding:3px 8px;font-size:13px}}.plot{{display:flex
 {html.escape(h['r_version'])}. pysdc {v['pysdc']}, numpy {v['numpy']}, pandas {v['pandas']}, scipy {v['scipy']}.</p>
 {''.join(f"<p>{html.escape(line.replace('**', ''))}</p>" for line in version_note(rep.get('sdcmicro_installed')) if line)}
 <table><tr><th>sdcMicro</th><th>pysdc</th><th>cases</th><th>passed</th><th>known divergence</th><th>failed</th>
-<th>sdcMicro errors</th><th>worst abs diff</th><th>worst rel diff</th></tr>{''.join(md_rows)}</table>
+<th>not run (bridge)</th><th>sdcMicro errors</th><th>worst abs diff</th><th>worst rel diff</th></tr>{''.join(md_rows)}</table>
 <h2>pysdc against sdcMicro</h2>{''.join(plots)}
 <h2>Cases not passed</h2><table><tr><th>case</th><th>status</th><th>reason</th></tr>{bad_rows}</table>
 </body></html>
@@ -247,8 +256,6 @@ def write_reports(outcomes, out_dir, header, mode="native", divergences=None) ->
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     rep = report_dict(outcomes, header, mode, divergences)
-    from ..io import write_text
-
     # each file complete or unchanged (written beside it, then renamed: pysdc.io)
     write_text(out_dir / f"parity-{mode}.json", json.dumps(rep, indent=1, sort_keys=True, default=float) + "\n")
     suffix = "" if mode == "native" else f"-{mode}"

@@ -16,7 +16,7 @@ import inspect
 import numpy as np
 import pandas as pd
 
-from .._errors import InvalidParameterError
+from .._errors import InvalidParameterError, NotInSdcMicroError
 from .._foreign import bind
 from .._registry import MEASURES, Measure
 from .._validation import FROM_ARRAY, Columns, Frame, same_columns, validate, warn_if_unaligned
@@ -119,9 +119,9 @@ def run(entry: Measure, values: dict):
             values["xm"] = same_columns(x, xm)  # variables pair by name, as natively (sdcMicro: by position)
     for name, (only, message) in entry.r_requires.items():
         if values.get(name) != only:
-            raise InvalidParameterError(message)
+            raise NotInSdcMicroError(message)
     sent = _subset(entry, values)
-    import pysdc.r as R
+    import pysdc.r as R  # the hooks get the finished package, which imports this module to build its wrappers
 
     with _session.LOCK:
         if entry.r_seed is not None and values.get(entry.r_seed) is not None:

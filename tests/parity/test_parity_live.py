@@ -56,6 +56,8 @@ def test_bridge_matches_stored_sdcmicro(case, bridge):
     if div:
         pytest.xfail(div["reason"])
     out = _parity.check_case(case, bridge, ROOT, [], "live")
+    if out.status == "not_run":  # e.g. recordLinkage with sdcMicro 5.8.0 (tests/risk/test_record_linkage_bridge.py)
+        pytest.skip(out.message)
     assert out.status == "passed", out.message
 
 
@@ -69,6 +71,8 @@ def test_native_matches_bridge(case, bridge):
     if div:
         pytest.xfail(div["reason"])
     live = _parity.check_case(case, bridge, ROOT, [], "live")
+    if live.status == "not_run":
+        pytest.skip(live.message)
     native = _parity.check_case(case, pysdc, ROOT, [], "native")
     assert (live.status, native.status) == ("passed", "passed"), (live.message, native.message)
 
