@@ -6,6 +6,8 @@ A page asks for a generated part with a marker line ``<!-- pysdc:generate NAME -
 - ``names``: the R <-> Python name table, ``pysdc._registry.markdown_table()`` verbatim;
 - ``catalogue``: every registered measure by family, with its sdcMicro name, its first docstring line,
   its result and whether the R bridge runs it (from ``pysdc._registry.MEASURES``);
+- ``questions``: the rows of the question table (docs/measures.md) that registry entries declare
+  (``Measure.question``), appended to the page's hand-written rows;
 - ``api-measures``: the API reference's measures, one mkdocstrings block each, by the registry's groups
   (``pysdc._registry.GROUPS``), then their result classes (docs/reference/api.md: no hand list);
 - ``divergences``: the known divergences from sdcMicro, ``r_reference/divergences.json``;
@@ -74,6 +76,12 @@ def catalogue() -> str:
         out += [f"- `{m.python}` (`{m.r}`): {' '.join(m.notes.split())}" for m in notes]
         out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def questions() -> str:
+    from pysdc import _registry
+
+    return "\n".join("| " + " | ".join(_cell(c) for c in m.question) + " |" for m in _registry.MEASURES if m.question)
 
 
 def _api_block(name: str) -> list[str]:
@@ -214,7 +222,7 @@ def methods() -> str:
     return "\n".join(out) + "\n"
 
 
-GENERATORS = {"names": names, "catalogue": catalogue, "api-measures": api_measures, "divergences": divergences, "cli": cli,
+GENERATORS = {"names": names, "catalogue": catalogue, "api-measures": api_measures, "questions": questions, "divergences": divergences, "cli": cli,
               "sdcmicro-exports": sdcmicro_exports, "methods": methods}
 
 

@@ -145,6 +145,10 @@ class Measure:
     all_pairs : bool
         It compares every pair of records (n x n memory): the problem skips it, with the reason, above
         ``SdcProblem.risk``'s ``record_linkage_max`` records (``pysdc risk --force-record-linkage``).
+    question : tuple of str
+        ``(question, how to answer it, source, from)``: its row of the question table of docs/measures.md
+        ("Which measure answers which question", generated part ``questions``); empty: the page's hand-written
+        rows name it.
 
     What the measure's decorator (:func:`pysdc._foreign.measure`) declares is read from the native
     function: :attr:`params`, :attr:`selects`, :attr:`engine`, :attr:`no_engine`, :attr:`by_name`,
@@ -179,12 +183,15 @@ class Measure:
     assess: str = ""
     shows: tuple = ()
     all_pairs: bool = False
+    question: tuple = ()
 
     def __post_init__(self):
         if self.section not in SECTIONS:  # pragma: no cover - an entry error, caught at import
             raise ValueError(f"{self.python}: section must be one of {SECTIONS}; got {self.section!r}")
         if self.assess not in ASSESSMENTS:  # pragma: no cover - an entry error, caught at import
             raise ValueError(f"{self.python}: assess must be one of {ASSESSMENTS}; got {self.assess!r}")
+        if self.question and len(self.question) != 4:  # pragma: no cover - an entry error, caught at import
+            raise ValueError(f"{self.python}: question is (question, how to answer it, source, from)")
         if self.assess and not self.shows:  # pragma: no cover - an entry error, caught at import
             raise ValueError(f"{self.python}: an assessed measure names the numbers it shows (shows=...)")
 
