@@ -20,15 +20,10 @@ pysdc time); the numbers go to ``benchmarks/RESULTS.md`` ("Protection: recoding"
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import subprocess
-import tempfile
-import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _bench import load_average, markdown, peak_rss_gib, r_timer, ratio, run_r, timed, workdir
 
 from pysdc.protect import global_recode, group_and_rename, mv_top_coding, top_bot_coding
 
@@ -40,14 +35,7 @@ args <- commandArgs(trailingOnly = TRUE)
 x <- read.csv(args[1])
 x$region <- factor(x$region, levels = sprintf("r%02d", 0:11))
 reps <- as.integer(args[2])
-# median of `reps` timings; a timing repeats a fast call until 0.2 s have passed (R's clock ticks in ms)
-tm <- function(expr) {
-  once <- function(k) { t0 <- proc.time()[["elapsed"]]; for (i in seq_len(k)) expr(); proc.time()[["elapsed"]] - t0 }
-  first <- once(1L)
-  if (first > 10 || reps == 1) return(first)
-  k <- max(1L, as.integer(ceiling(0.2 / max(first, 1e-4))))
-  median(vapply(seq_len(reps), function(i) once(k) / k, numeric(1)))
-}
+""" + r_timer(0.2) + r"""
 out <- list(
   global_recode_cuts = tm(function() globalRecode(x, column = "income", breaks = c(0, 1e4, 2e4, 5e4, Inf))),
   global_recode_n10 = tm(function() globalRecode(x, column = "income", breaks = 10)),
@@ -79,19 +67,7 @@ def make_frame(n: int, seed: int = 1) -> pd.DataFrame:
 
 def _time(fn, repeats: int) -> float:
     """Median of ``repeats`` timings; a timing repeats a fast call until 0.2 s have passed."""
-    t0 = time.perf_counter()
-    fn()
-    first = time.perf_counter() - t0
-    if first > 10 or repeats == 1:
-        return first
-    k = max(1, int(np.ceil(0.2 / max(first, 1e-6))))
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(k):
-            fn()
-        times.append((time.perf_counter() - t0) / k)
-    return statistics.median(times)
+    return timed(fn, repeats, min_time=0.2)
 
 
 def pysdc_times(x: pd.DataFrame, repeats: int) -> dict:
@@ -112,24 +88,23 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--dir", default=None)
     a = ap.parse_args(argv)
-    workdir = Path(a.dir or tempfile.mkdtemp(prefix="pysdc_protect_bench_"))
-    workdir.mkdir(parents=True, exist_ok=True)
-    script = workdir / "bench_protect.R"
-    script.write_text(R_SCRIPT, encoding="utf-8")
-    rows = ["| method | N | pysdc (s) | sdcMicro (s) | ratio |", "|---|---|---|---|---|"]
+    work = workdir(a.dir, "pysdc_protect_bench_")
+    print(f"# {load_average()} at start", flush=True)
+    rows = []
     for size in a.sizes.split(","):
         n = int(float(size))
         frame = make_frame(n)
-        path = workdir / f"protect_{n}.csv"
+        path = work / f"protect_{n}.csv"
         frame.to_csv(path, index=False)
         x = pd.read_csv(path)
         x["region"] = pd.Categorical(x["region"], categories=REGIONS)
         py = pysdc_times(x, a.repeats)
-        r = json.loads(subprocess.run(["Rscript", str(script), str(path), str(a.repeats)], check=True,
-                                      capture_output=True, text=True).stdout)
+        peak = peak_rss_gib()
+        r = run_r(R_SCRIPT, [path, a.repeats], work, "bench_protect.R")
         for k, t in py.items():
-            rows.append(f"| {k} | {size} | {t:.3g} | {r[k]:.3g} | {r[k] / t:,.3g}× |")
-    print("\n".join(rows))
+            rows.append([k, size, f"{t:.3g}", f"{r[k]:.3g}", ratio(r[k], t), f"{peak:.2f}"])
+    print(markdown(["method", "N", "pysdc (s)", "sdcMicro (s)", "ratio", "peak RSS so far (GiB)"], rows))
+    print(f"# {load_average()} at end")
     return 0
 
 

@@ -19,16 +19,11 @@ target at 1e6). Prints a Markdown table (ratio = sdcMicro time / pysdc time); th
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import subprocess
-import tempfile
-import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _bench import load_average, markdown, peak_rss_gib, r_timer, ratio, run_r, timed, workdir
 
 from pysdc.protect import add_noise, pram
 
@@ -44,12 +39,7 @@ x$k <- factor(x$k, levels = letters[1:8])
 x$r <- factor(x$r, levels = sprintf("r%02d", 0:11))
 x$s <- factor(x$s, levels = c("u", "v"))
 reps <- as.integer(args[2])
-tm <- function(expr) {
-  once <- function() { t0 <- proc.time()[["elapsed"]]; expr(); proc.time()[["elapsed"]] - t0 }
-  first <- once()
-  if (first > 10 || reps == 1) return(first)
-  median(vapply(seq_len(reps), function(i) once(), numeric(1)))
-}
+""" + r_timer() + r"""
 v <- c("x1", "x2", "x3")
 out <- list()
 for (m in c("additive", "correlated", "correlated2", "restr", "outdect")) {
@@ -74,17 +64,7 @@ def make_frame(n: int, seed: int = 1) -> pd.DataFrame:
 
 
 def _time(fn, repeats: int) -> float:
-    t0 = time.perf_counter()
-    fn()
-    first = time.perf_counter() - t0
-    if first > 10 or repeats == 1:
-        return first
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return timed(fn, repeats)
 
 
 def pysdc_times(x: pd.DataFrame, repeats: int) -> dict:
@@ -106,31 +86,25 @@ def main(argv=None) -> int:
     ap.add_argument("--no-r-above", type=float, default=1e5)
     ap.add_argument("--dir", default=None)
     a = ap.parse_args(argv)
-    workdir = Path(a.dir or tempfile.mkdtemp(prefix="pysdc_perturb_bench_"))
-    workdir.mkdir(parents=True, exist_ok=True)
-    script = workdir / "bench_protect_perturbation.R"
-    script.write_text(R_SCRIPT, encoding="utf-8")
-    rows = ["| method | N | pysdc (s) | sdcMicro (s) | ratio |", "|---|---|---|---|---|"]
+    work = workdir(a.dir, "pysdc_perturb_bench_")
+    print(f"# {load_average()} at start", flush=True)
+    rows = []
     for size in a.sizes.split(","):
         n = int(float(size))
         frame = make_frame(n)
-        path = workdir / f"perturb_{n}.csv"
+        path = work / f"perturb_{n}.csv"
         frame.to_csv(path, index=False)
         x = pd.read_csv(path)
         x["k"] = pd.Categorical(x["k"], categories=KS)
         x["r"] = pd.Categorical(x["r"], categories=RS)
         x["s"] = pd.Categorical(x["s"], categories=["u", "v"])
         py = pysdc_times(x, a.repeats)
-        r = {}
-        if n <= a.no_r_above:
-            r = json.loads(subprocess.run(["Rscript", str(script), str(path), str(a.repeats)], check=True,
-                                          capture_output=True, text=True).stdout)
+        peak = peak_rss_gib()
+        r = run_r(R_SCRIPT, [path, a.repeats], work, "bench_protect_perturbation.R") if n <= a.no_r_above else {}
         for k, t in py.items():
-            if k in r:
-                rows.append(f"| {k} | {size} | {t:.3g} | {r[k]:.3g} | {r[k] / t:,.3g}× |")
-            else:
-                rows.append(f"| {k} | {size} | {t:.3g} | – | – |")
-    print("\n".join(rows))
+            rows.append([k, size, f"{t:.3g}", f"{r[k]:.3g}" if k in r else "–", ratio(r.get(k), t), f"{peak:.2f}"])
+    print(markdown(["method", "N", "pysdc (s)", "sdcMicro (s)", "ratio", "peak RSS so far (GiB)"], rows))
+    print(f"# {load_average()} at end")
     return 0
 
 

@@ -13,16 +13,13 @@ shuffle and rank swapping") by hand.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import subprocess
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _bench import load_average, markdown, r_timer, run_r, timed
 
 from pysdc.protect import rank_swap, shuffle
 
@@ -32,12 +29,7 @@ args <- commandArgs(trailingOnly = TRUE)
 x <- read.csv(args[1])
 x$f <- factor(x$f, levels = c("a", "b", "c", "d"))
 reps <- as.integer(args[2])
-tm <- function(expr) {
-  once <- function() { t0 <- proc.time()[["elapsed"]]; expr(); proc.time()[["elapsed"]] - t0 }
-  first <- once()
-  if (first > 10 || reps == 1) return(first)
-  median(vapply(seq_len(reps), function(i) once(), numeric(1)))
-}
+""" + r_timer() + r"""
 out <- list()
 out$shuffle <- tm(function() { set.seed(1); shuffle(x, y1 + y2 ~ c + f) })
 out$rank_swap <- tm(function() suppressMessages(rankSwap(x, variables = c("y1", "y2"), seed = 1)))
@@ -52,47 +44,29 @@ def table(n: int) -> pd.DataFrame:
                          "c": np.round(rng.normal(0, 1, n), 4), "f": rng.choice(list("abcd"), n)})
 
 
-def timed(fn, repeats: int) -> float:
-    t0 = time.perf_counter()
-    fn()
-    first = time.perf_counter() - t0
-    if first > 10 or repeats == 1:
-        return first
-    out = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1e4,1e5")
     ap.add_argument("--repeats", type=int, default=3)
     a = ap.parse_args()
+    print(f"# {load_average()} at start", flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        rs = Path(tmp) / "bench.R"
-        rs.write_text(R_SCRIPT, encoding="utf-8")
         for n in (int(float(s)) for s in a.sizes.split(",")):
             df = table(n)
             path = Path(tmp) / f"x{n}.csv"
             df.to_csv(path, index=False)
             x = pd.read_csv(path)
             x["f"] = pd.Categorical(x["f"], categories=list("abcd"))
-            r = json.loads(subprocess.run(["Rscript", str(rs), str(path), str(a.repeats)], capture_output=True,
-                                          text=True, check=True).stdout)
+            r = run_r(R_SCRIPT, [path, a.repeats], tmp)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 py = {"shuffle": timed(lambda x=x: shuffle(x, "y1 + y2 ~ c + f", random_state=1), a.repeats),
                       "rank_swap": timed(lambda x=x: rank_swap(x, ["y1", "y2"], seed=1), a.repeats)}
             for k in ("shuffle", "rank_swap"):
-                rows.append((n, k, r[k], py[k]))
-    print("| N | method | sdcMicro 5.8.0 (s) | pysdc (s) | ratio |")
-    print("|---:|---|---:|---:|---:|")
-    for n, k, rt, pt in rows:
-        print(f"| {n:,} | {k} | {rt:.3f} | {pt:.3f} | {rt / pt:.1f}x |")
+                rows.append([f"{n:,}", k, f"{r[k]:.3f}", f"{py[k]:.3f}", f"{r[k] / py[k]:.1f}x"])
+    print(markdown(["N", "method", "sdcMicro 5.8.0 (s)", "pysdc (s)", "ratio"], rows))
+    print(f"# {load_average()} at end")
 
 
 if __name__ == "__main__":

@@ -17,15 +17,12 @@ Markdown table (ratio = sdcMicro time / pysdc time); the numbers go to ``benchma
 from __future__ import annotations
 
 import argparse
-import json
-import resource
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _bench import load_average, markdown, peak_rss_gib, run_r, workdir
 
 from pysdc.protect import local_suppression
 
@@ -81,30 +78,27 @@ def main() -> None:
     ap.add_argument("--k", type=float, default=3)
     ap.add_argument("--dir", default=None)
     a = ap.parse_args()
-    work = Path(a.dir or tempfile.mkdtemp(prefix="pysdc_ls_bench"))
-    work.mkdir(parents=True, exist_ok=True)
-    rows = ["| N | sdcMicro localSuppression (s) | pysdc (s) | ratio | new suppressions | same cells |",
-            "|---:|---:|---:|---:|---:|:--|"]
+    work = workdir(a.dir, "pysdc_ls_bench")
+    print(f"# {load_average()} at start", flush=True)
+    header = ["N", "sdcMicro localSuppression (s)", "pysdc (s)", "ratio", "new suppressions", "same cells"]
+    rows = []
     for n in [int(float(s)) for s in a.sizes.split(",") if s]:
         path = work / f"ls_{n}.csv"
         make_frame(n).to_csv(path, index=False)
-        (work / "ls.R").write_text(R_SCRIPT)
-        r = subprocess.run(["Rscript", str(work / "ls.R"), str(path), str(work / f"ls_{n}_r.csv"), str(a.k)],
-                           capture_output=True, text=True, check=True)
-        rt = json.loads(r.stdout.strip().splitlines()[-1])
+        rt = run_r(R_SCRIPT, [path, work / f"ls_{n}_r.csv", a.k], work, "ls.R")
         t, res = run_native(path, a.k)
         ref = pd.read_csv(work / f"ls_{n}_r.csv").to_numpy().astype(bool)
         same = bool((res.data[KEYS].isna().to_numpy() == ref).all())  # R writes every missing key value
-        rows.append(f"| {n:.0e} | {rt['ls']:.1f} | {t:.2f} | {rt['ls'] / t:.0f}x | {res.new_supps} | {same} |")
+        rows.append([f"{n:.0e}", f"{rt['ls']:.1f}", f"{t:.2f}", f"{rt['ls'] / t:.0f}x", res.new_supps, same])
         print(rows[-1], flush=True)
     for n in [int(float(s)) for s in a.native_only.split(",") if s]:
         path = work / f"ls_{n}.csv"
         make_frame(n).to_csv(path, index=False)
         t, res = run_native(path, a.k)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 ** 2
-        rows.append(f"| {n:.0e} | (not run) | {t:.1f} | | {res.new_supps} | peak RSS {peak:.2f} GiB |")
+        rows.append([f"{n:.0e}", "(not run)", f"{t:.1f}", "", res.new_supps, f"peak RSS {peak_rss_gib():.2f} GiB"])
         print(rows[-1], flush=True)
-    print("\n".join(rows))
+    print(markdown(header, rows))
+    print(f"# {load_average()} at end")
 
 
 if __name__ == "__main__":

@@ -15,15 +15,14 @@ divergence), the amount of work is the same. Prints a Markdown table for ``bench
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import tempfile
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _bench import load_average, markdown, peak_rss_gib, ratio, run_r
 
 from pysdc import info_loss
 from pysdc.protect import record_swap
@@ -62,7 +61,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="1e5,1e6")
     ap.add_argument("--no-r-above", type=float, default=1e6)
     a = ap.parse_args()
-    rows = ["| method | N | pysdc (s) | sdcMicro (s) | ratio |", "|---|---|---|---|---|"]
+    print(f"# {load_average()} at start", flush=True)
+    rows = []
     for n in (int(float(s)) for s in a.sizes.split(",")):
         df = population(n)
         with warnings.catch_warnings():
@@ -74,19 +74,22 @@ def main() -> None:
             info_loss(df, s, ["nuts2", "national"])
             t2 = time.perf_counter()
         ours = {"record_swap": t1 - t0, "info_loss": t2 - t1}
+        peak = peak_rss_gib()
         theirs = {}
         if n <= a.no_r_above:
             with tempfile.TemporaryDirectory() as tmp:
-                csv, rs = Path(tmp) / "d.csv", Path(tmp) / "b.R"
+                csv = f"{tmp}/d.csv"
                 df.to_csv(csv, index=False)
-                rs.write_text(R_SCRIPT)
-                out = subprocess.run(["Rscript", str(rs), str(csv)], capture_output=True, text=True, timeout=3600)
-                theirs = json.loads(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else {}
+                try:
+                    theirs = run_r(R_SCRIPT, [csv], tmp, timeout=3600)
+                except (subprocess.CalledProcessError, ValueError):
+                    theirs = {}
         for m in ("record_swap", "info_loss"):
             r = theirs.get(m)
-            rows.append(f"| {m} | {n:.0e} | {ours[m]:.3g} | {'' if r is None else f'{r:.3g}'} | "
-                        f"{'' if r is None else f'{r / ours[m]:.3g}×'} |")
-    print("\n".join(rows))
+            rows.append([m, f"{n:.0e}", f"{ours[m]:.3g}", "" if r is None else f"{r:.3g}",
+                         "" if r is None else ratio(r, ours[m]), f"{peak:.2f}"])
+    print(markdown(["method", "N", "pysdc (s)", "sdcMicro (s)", "ratio", "peak RSS so far (GiB)"], rows))
+    print(f"# {load_average()} at end")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,50 @@ def _horner(coef, r):
     return acc
 
 
+def _horner_into(coef, r: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """:func:`_horner` in place into ``out`` (the same operations in the same order)."""
+    np.multiply(r, coef[7], out=out)
+    out += coef[6]
+    for c in coef[5::-1]:
+        out *= r
+        out += c
+    return out
+
+
+def _qnorm_open(p: np.ndarray) -> np.ndarray:
+    """AS 241 on a 1-d array of p strictly inside (0, 1); in-place arithmetic, no pass over the whole
+    array for the tails when there are none."""
+    q = p - 0.5
+    central = np.abs(q) <= 0.425
+    ci = None if central.all() else np.flatnonzero(central)
+    qc = q if ci is None else q[ci]
+    r = np.multiply(qc, qc)
+    np.subtract(0.180625, r, out=r)
+    num = _horner_into(_A, r, np.empty_like(r))
+    den = _horner_into(_B, r, np.empty_like(r))
+    num = np.multiply(qc, num, out=num)
+    num /= den
+    if ci is None:
+        return num
+    out = np.empty_like(p)
+    out[ci] = num
+    ti = np.flatnonzero(~central)
+    qt = q[ti]
+    pt = p[ti]
+    r = np.where(qt > 0, 0.5 - pt + 0.5, pt)
+    # the C library's log (as R's): NumPy's vectorised log differs from it in the last bit at times
+    r = np.sqrt(-np.fromiter(map(math.log, r.tolist()), dtype=np.float64, count=r.size))
+    val = np.empty_like(r)
+    near = r <= 5.0
+    rn = r[near] - 1.6
+    val[near] = _horner(_C, rn) / _horner(_D, rn)
+    rf = r[~near] - 5.0
+    val[~near] = _horner(_E, rf) / _horner(_F, rf)
+    np.negative(val, out=val, where=qt < 0)
+    out[ti] = val
+    return out
+
+
 def qnorm(p, mean: float = 0.0, sd: float = 1.0) -> np.ndarray:
     """R's ``qnorm(p, mean, sd)`` (lower tail, not log), bit for bit with R 4.2.
 
@@ -67,31 +111,14 @@ def qnorm(p, mean: float = 0.0, sd: float = 1.0) -> np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     scalar = p.ndim == 0
     p = np.atleast_1d(p)
-    out = np.full(p.shape, np.nan)
     ok = (p > 0) & (p < 1)
-    out[p == 0] = -np.inf
-    out[p == 1] = np.inf
-    q = p - 0.5
-    central = ok & (np.abs(q) <= 0.425)
-    if central.any():
-        qc = q[central]
-        r = 0.180625 - qc * qc
-        out[central] = qc * _horner(_A, r) / _horner(_B, r)
-    tail = ok & ~central
-    if tail.any():
-        qt = q[tail]
-        pt = p[tail]
-        r = np.where(qt > 0, 0.5 - pt + 0.5, pt)
-        # the C library's log (as R's): NumPy's vectorised log differs from it in the last bit at times
-        r = np.sqrt(-np.fromiter(map(math.log, r.tolist()), dtype=np.float64, count=r.size))
-        val = np.empty_like(r)
-        near = r <= 5.0
-        rn = r[near] - 1.6
-        val[near] = _horner(_C, rn) / _horner(_D, rn)
-        rf = r[~near] - 5.0
-        val[~near] = _horner(_E, rf) / _horner(_F, rf)
-        val[qt < 0] = -val[qt < 0]
-        out[tail] = val
+    if ok.all():
+        out = _qnorm_open(p.ravel()).reshape(p.shape)
+    else:
+        out = np.full(p.shape, np.nan)
+        out[p == 0] = -np.inf
+        out[p == 1] = np.inf
+        out[ok] = _qnorm_open(p[ok])
     if not (mean == 0.0 and sd == 1.0):
         out = mean + sd * out
     return out[0] if scalar else out
@@ -103,8 +130,11 @@ def norm_rand(rng: RRandom, n: int) -> np.ndarray:
     if n <= 0:
         return np.zeros(0)
     u = rng.unif_rand(2 * n).reshape(n, 2)
-    v = np.floor(BIG * u[:, 0]) + u[:, 1]
-    return qnorm(v / BIG)
+    v = np.multiply(BIG, u[:, 0])
+    np.floor(v, out=v)
+    v += u[:, 1]
+    v /= BIG
+    return _qnorm_open(v)  # v is inside (0, 1): u2 > 0 and floor(2^27 u1) + u2 < 2^27
 
 
 def rnorm(rng: RRandom, n: int, mean=0.0, sd=1.0) -> np.ndarray:
@@ -123,6 +153,16 @@ def rnorm(rng: RRandom, n: int, mean=0.0, sd=1.0) -> np.ndarray:
         return np.zeros(0)
     if mean.size == 0 or sd.size == 0:
         return np.full(n, np.nan)
+    if mean.size == 1 and sd.size == 1:  # one mean and sd: every position draws, or none does
+        m0, s0 = float(mean[0]), float(sd[0])
+        if math.isnan(m0) or not math.isfinite(s0) or s0 < 0:
+            return np.full(n, np.nan)
+        if s0 == 0 or not math.isfinite(m0):
+            return np.full(n, m0)
+        z = norm_rand(rng, n)
+        z *= s0
+        z += m0
+        return z
     mu = np.full(n, mean[0]) if mean.size == 1 else np.resize(mean, n)  # R's recycling
     sg = np.full(n, sd[0]) if sd.size == 1 else np.resize(sd, n)
     out = np.full(n, np.nan)
@@ -249,13 +289,8 @@ def _index_then_uniform(rng: RRandom, n: int, size: int) -> tuple[np.ndarray, np
     """
     bits = int(math.ceil(math.log2(n))) if n > 1 else 0
     chunks = bits // 16 + 1
-    if chunks != 1:  # n >= 2^16 categories: R's rbits over two 16-bit chunks, one pair at a time
-        ks = np.empty(size, dtype=np.int64)
-        us = np.empty(size)
-        for i in range(size):
-            ks[i] = rng.unif_index(float(n))
-            us[i] = rng.unif_rand()
-        return ks, us
+    if chunks != 1:  # n >= 2^16 categories: R's rbits over two 16-bit chunks
+        return _index_then_uniform_wide(rng, n, size, bits, chunks)
     mask = (1 << bits) - 1
     ks = np.empty(size, dtype=np.int64)
     us = np.empty(size)
@@ -278,6 +313,60 @@ def _index_then_uniform(rng: RRandom, n: int, size: int) -> tuple[np.ndarray, np
         us[got:got + t.size] = u[t + 1]
         got += t.size
         # re-position the stream after the last complete pair
+        rng._mt, rng._mti, rng._block = save._mt, save._mti, None
+        rng._words(used)
+    return ks, us
+
+
+def _walk_from_zero(nxt: np.ndarray, length: int) -> np.ndarray:
+    """Positions 0, nxt[0], nxt[nxt[0]], ... (``length`` of them) by pointer doubling: log2(length)
+    gathers instead of a loop over the steps. ``nxt`` maps a position to a later one; its last entry is
+    a sentinel that maps to itself."""
+    pos = np.zeros(length, dtype=nxt.dtype)
+    steps = np.arange(length, dtype=np.int64)
+    jump = nxt
+    bit = 0
+    while (1 << bit) < length:
+        on = ((steps >> bit) & 1).astype(bool)
+        pos[on] = jump[pos[on]]
+        jump = jump[jump]
+        bit += 1
+    return pos
+
+
+def _index_then_uniform_wide(rng: RRandom, n: int, size: int, bits: int, chunks: int):
+    """:func:`_index_then_uniform` for ``n >= 2^16``: an index attempt takes ``chunks`` uniforms (R's
+    rbits: ``65536 v + floor(65536 u)`` per chunk, masked). The attempt starting at a position is
+    followed by the next attempt ``chunks`` positions later when rejected, or by the pair's uniform and
+    then the next attempt ``chunks + 1`` positions later when accepted: the path from position 0 is
+    followed by pointer doubling (vectorised, no loop over the draws)."""
+    mask = (1 << bits) - 1
+    ks = np.empty(size, dtype=np.int64)
+    us = np.empty(size)
+    got = 0
+    while got < size:
+        need = size - got
+        # positions for the expected number of attempts (2^bits / n per value) and 10 % to spare
+        m = int(need * ((chunks + 1) + chunks * ((1 << bits) / n - 1)) * 1.1) + 64
+        save = rng.copy()
+        u = rng.unif_rand(m)
+        c = np.floor(u * 65536.0).astype(np.int64)
+        v = np.zeros(m, dtype=np.int64)  # the value of an attempt starting at each position
+        for j in range(chunks):  # the chunks of one attempt (2), not the records
+            cj = np.zeros(m, dtype=np.int64)
+            cj[:m - j] = c[j:]
+            v = v * 65536 + cj
+        v &= mask
+        acc = v < n
+        t = np.arange(m, dtype=np.int64)
+        nxt = np.append(np.minimum(np.where(acc, t + chunks + 1, t + chunks), m), m).astype(np.int32)
+        pos = _walk_from_zero(nxt, m // chunks + 1)
+        pos = pos[pos < m]
+        good = pos[acc[pos] & (pos + chunks < m)][:need]  # accepted attempts whose uniform is drawn
+        used = int(good[-1]) + chunks + 1 if good.size else 0
+        ks[got:got + good.size] = v[good]
+        us[got:got + good.size] = u[good + chunks]
+        got += good.size
         rng._mt, rng._mti, rng._block = save._mt, save._mti, None
         rng._words(used)
     return ks, us

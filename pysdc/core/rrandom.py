@@ -187,7 +187,9 @@ class RRandom:
         if k >= _BULK:
             bg = np.random.MT19937()
             bg.state = {"bit_generator": "MT19937", "state": {"key": self._mt, "pos": self._mti}}
-            out = bg.random_raw(k).astype(np.uint32)
+            # the full uint32 range is the generator's next 32-bit word as is (no masking, no
+            # rejection), written straight into uint32: random_raw's words without its uint64 copy
+            out = np.random.Generator(bg).integers(0, 0xFFFFFFFF, size=k, dtype=np.uint32, endpoint=True)
             st = bg.state["state"]
             self._mt = np.asarray(st["key"], dtype=np.uint32).copy()
             self._mti = int(st["pos"])
@@ -211,8 +213,11 @@ class RRandom:
     def unif_rand(self, size: int | None = None):
         """R's ``unif_rand()``: one double (``size=None``) or an array of ``size`` draws."""
         k = 1 if size is None else int(size)
-        u = self._words(k).astype(np.float64) * _TWO_M32
-        u[u <= 0.0] = 0.5 * _I2_32M1  # R's fixup (1 - u > 0 always holds for 32-bit words)
+        w = self._words(k)
+        u = w.astype(np.float64)
+        u *= _TWO_M32
+        if not w.all():
+            u[w == 0] = 0.5 * _I2_32M1  # R's fixup (1 - u > 0 always holds for 32-bit words)
         return float(u[0]) if size is None else u
 
     def runif(self, n: int, min: float = 0.0, max: float = 1.0) -> np.ndarray:  # noqa: A002
