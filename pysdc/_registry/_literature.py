@@ -23,7 +23,8 @@ from ..loss import (
     il_continuous,
     il_entropy,
 )
-from ._measure import Measure, _loss_pair, _risk_frame, native_arguments
+from ..risk._interval_frequency import IntervalFrequencyResult, interval_frequency
+from ._measure import Measure, Shown, _loss_pair, _risk_frame, native_arguments
 
 
 def _categorical_pair(n: int = 40, seed: int = 0) -> dict:
@@ -121,5 +122,31 @@ ENTRIES: tuple[Measure, ...] = (
         description="(EBIL% + GHD% + GILCV) / 3 over the parts that apply, with its band.",
         citation="Todorova's general score of information loss",
         section="utility",
+    ),
+    Measure(
+        "interval_frequency", "", "risk", interval_frequency, IntervalFrequencyResult,
+        arguments=native_arguments(interval_frequency),
+        fields=dict.fromkeys(("rate", "n_unsafe", "n", "per_variable", "counts", "unsafe", "p", "threshold")),
+        notes="native only (no sdcMicro counterpart). The SDC handbook's frequency rule for continuous variables: a "
+              "value x of the original file is unsafe when fewer than `threshold` values of y lie in "
+              "(x - p|x|, x + p|x|); x = 0 counts the zeros of y.",
+        bridge=False,
+        example=lambda: {"x": _loss_pair()["x"], "y": _loss_pair()["xm"], "vars": ["u", "v", "t"], "p": 0.1},
+        description="the frequency rule for continuous variables: the share of original records with a value that "
+                    "fewer than threshold released values lie within ±p (relative) of",
+        citation="SDC handbook, measures of disclosure risk for continuous variables",
+        attacker="an intruder who knows a respondent's true value of a continuous variable and looks for the released "
+                 "values within ±p of it: fewer than threshold candidates single the respondent out",
+        section="risk",
+        assess="linkage",
+        shows=(Shown("rate", "records with a value that fewer than {threshold:g} released values lie within "
+                             "±{p:.0%} of", "pct"),
+               Shown("n_unsafe", "records with such an unsafe value", "int"),
+               Shown("n", fmt="int"), Shown("p"), Shown("threshold")),
+        question=("Which true values of continuous variables have too few released values near them (the "
+                  "frequency rule for continuous variables)?",
+                  "`interval_frequency(x, xm, vars, p=0.2, threshold=3)` (per record and variable: released values within "
+                  "±p; unsafe below threshold; `.rate`, `.per_variable`)",
+                  "SDC handbook (disclosure risk for continuous variables)", "literature"),
     ),
 )
