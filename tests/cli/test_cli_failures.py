@@ -16,7 +16,10 @@ import pytest
 
 from pysdc.cli import main
 
-duckdb = pytest.importorskip("duckdb")
+from _live import optional
+
+duckdb = optional("duckdb")
+pytestmark = pytest.mark.duckdb  # skipped with the reason by tests/conftest.py
 
 
 def run(capsys, *argv):

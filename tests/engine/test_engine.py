@@ -24,8 +24,10 @@ from pysdc.core.freq import freq_core, series_codes
 from pysdc.core.threshold import global_threshold, global_threshold_grouped
 from pysdc.io import read_table
 
-duckdb = pytest.importorskip("duckdb", reason="the DuckDB engine needs duckdb (pip install 'pysdc-measures[duckdb]')")
-pytest.importorskip("pyarrow", reason="the DuckDB engine needs pyarrow")
+from _live import optional
+
+duckdb = optional("duckdb")
+pytestmark = pytest.mark.duckdb  # duckdb and pyarrow: skipped with the reason by tests/conftest.py
 
 REF = Path(__file__).resolve().parents[2] / "r_reference" / "inputs"
 HIER = tolerance_for("measure_risk", "hier_risk")

@@ -19,8 +19,10 @@ import pysdc
 from pysdc._summaries import five_numbers, higher_risk, k_anonymity, ldiversity_summary
 from pysdc._tolerances import ENGINE_SUMS
 
-duckdb = pytest.importorskip("duckdb", reason="the DuckDB engine needs duckdb")
-pytest.importorskip("pyarrow", reason="the DuckDB engine needs pyarrow")
+from _live import optional
+
+duckdb = optional("duckdb")
+pytestmark = pytest.mark.duckdb  # duckdb and pyarrow: skipped with the reason by tests/conftest.py
 
 
 def _quiet(fn, *args, **kwargs):

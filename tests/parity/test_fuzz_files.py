@@ -106,7 +106,7 @@ COMMANDS = {
     "utility": lambda p, d: ["utility", p, p, "--vars", "v,w", "--json"],
     "report": lambda p, d: ["report", p, "--keys", "a,b", "--no-plots", "--output", d / "r.html"],
 }
-_DUCKDB = pytest.importorskip("duckdb") is not None
+pytestmark = pytest.mark.duckdb  # risk-duckdb is one of the commands; skipped with the reason by tests/conftest.py
 
 
 @SETTINGS
