@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -106,9 +105,8 @@ def test_the_stored_list_is_the_namespace_file():
 
 
 @pytest.mark.live
+@pytest.mark.rscript
 def test_the_stored_list_is_the_installed_sdcmicros():
-    if shutil.which("Rscript") is None:
-        pytest.skip("Rscript is not installed")
     proc = subprocess.run(["Rscript", "-e", 'if (as.character(packageVersion("sdcMicro")) != "5.8.0") quit(status = 3);'
                            'cat(getNamespaceExports("sdcMicro"), sep = "\\n")'], capture_output=True, text=True,
                           timeout=120)
