@@ -103,6 +103,10 @@ def choose_engine(engine: str, *paths: str, columns=None, memory_limit=None, qui
         if engine == "pandas" and memory_limit:
             raise InvalidParameterError("--memory-limit applies to DuckDB only (pandas holds the whole file in "
                                         "memory and cannot be bounded): use --engine duckdb, or drop --memory-limit.")
+        if engine == "spark" and memory_limit:
+            raise InvalidParameterError("--memory-limit applies to DuckDB only: Spark's memory is its session's "
+                                        "(spark.driver.memory, spark.executor.memory); use --engine duckdb, or drop "
+                                        "--memory-limit.")
         return engine
     import importlib.util
 
@@ -272,6 +276,11 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     if args.records:
         report["output"] = {"path": args.records, "columns": list(res.individual.columns)}
     memory_note(args.memory_limit, None if res.summarise is not None else len(res.combinations), quiet=args.quiet)
+    if res.summarise is None and data.engine == "spark" and not args.quiet:
+        print(f"pysdc: note: on Spark the {len(res.combinations):,} key combinations were collected to the driver "
+              f"(about {_gb(len(res.combinations) * PER_COMBINATION_BYTES)} in this process; the records stayed in "
+              "Spark); for a bound on this process's memory use --engine duckdb --memory-limit SIZE.",
+              file=sys.stderr, flush=True)
     return emit_report(report, ws, args.json, risk_text, out, output=args.output)
 
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import sys
+import warnings
+from pathlib import Path
 
 from .._errors import InvalidParameterError
+from .._validation import user_stacklevel
 from ..datasets import demo_path
-from ..io import check_output, schema_path, sigterm_as_exception
-from ..problem import SdcProblem, write_report
+from ..io import check_output, schema_path, sigterm_as_exception, write_text
+from ..problem import SdcProblem, report_assessment
+from ..report import jsonable, render_html
 from ._common import (
     FORMATS,
     UsageError,
@@ -26,8 +31,8 @@ from .risk import add_collation_flag, flags_for
 
 __all__ = ["add_parser", "run"]
 
-#: the names ``pysdc report --output`` accepts (the report is HTML)
-REPORT_EXTENSIONS = (".html", ".htm")
+#: the names ``pysdc report --output`` accepts: the report (HTML), or its numbers as JSON (as ``--json`` prints them)
+REPORT_EXTENSIONS = (".html", ".htm", ".json")
 
 _DEMO = {"keys": ("region", "urbrur", "sex", "age_group", "education"), "num": ("income", "expenditure", "savings"),
          "weight": "weight", "hid": "hid", "sensitive": ("health_status",),
@@ -54,8 +59,13 @@ def add_parser(sub) -> None:
     r.add_argument("--strata", metavar="S", help="strata column (strataVar)")
     add_names_flag(r, "--sensitive", "sensitive variables for l-diversity (sensibleVar)")
     r.add_argument("--output", "-o", metavar="FILE", default="report.html",
-                   help="where to write the report, a .html or .htm file (default report.html); never over an "
+                   help="where to write the report, its format by the extension: .html or .htm (the report; "
+                        "default report.html) or .json (its numbers, as --json prints them); never over an "
                         "input, and only once complete (a temporary file beside it, then renamed)")
+    r.add_argument("--json", action="store_true",
+                   help="print the report's numbers as JSON on stdout instead of text (as risk and utility do): "
+                        '{"original": pysdc-risk-1, "masked": pysdc-risk-1 or null, "utility": pysdc-utility-1 '
+                        'or null, "warnings": [...]} (docs/json.md); the report is still written to --output')
     r.add_argument("--title", metavar="TEXT", help="title of the report")
     r.add_argument("--regression", metavar="FORMULA",
                    help='a model compared before/after, in R syntax, e.g. "log(income) ~ age + sex" (needs MASKED)')
@@ -123,9 +133,10 @@ def run(args, out) -> int:
         raise UsageError(f"--random-state must be 0 or more; got {args.random_state}.")
     if regression and masked_path is None:
         raise UsageError("--regression compares the original with the masked file: give MASKED.")
-    # before any work: an HTML name, never an input (nor a sidecar, nor a link to one)
+    # before any work: an HTML (or JSON) name, never an input (nor a sidecar, nor a link to one)
     out_path = check_output(args.output, [orig_path, masked_path, args.schema, args.masked_schema],
-                            extensions=REPORT_EXTENSIONS, format_name="the report as HTML")
+                            extensions=REPORT_EXTENSIONS,
+                            format_name="the report as HTML (.html, .htm) or its numbers as JSON (.json)")
     if out_path.parent and not out_path.parent.exists():
         raise FileNotFoundError(f"the directory of --output {args.output!r} does not exist")
     categorical = split_names(args.categorical, "--categorical")
@@ -153,11 +164,46 @@ def run(args, out) -> int:
                          sensitive=sensitive, collation=args.collation)
     except InvalidParameterError as exc:  # the library's argument names -> the command's flags
         raise InvalidParameterError(flags_for(str(exc))) from None
+    to_json = Path(out_path).suffix.lower() == ".json"
     with sigterm_as_exception():
-        path = ws.run("report", write_report, problem, xm, out_path, title=args.title, regression=regression,
-                      regression_where=where, estimates=args.estimate, random_state=args.random_state,
-                      plots=not args.no_plots, top=args.top, source=shown, k=args.k,
-                      max_global_risk=args.max_global_risk)
-    print(f"wrote {path}", file=out)
+        a = ws.run("report", _assess, problem, xm, out_path, None if to_json else render_html, title=args.title,
+                   regression=regression, regression_where=where, estimates=args.estimate,
+                   random_state=args.random_state, plots=not args.no_plots, top=args.top, source=shown, k=args.k,
+                   max_global_risk=args.max_global_risk)
+        if to_json or args.json:
+            text = json.dumps(jsonable(_model(a, args.top, shown, x, xm, ws)), indent=2, allow_nan=False)
+            if to_json:
+                write_text(out_path, text + "\n", encoding="utf-8")
+            if args.json:
+                print(text, file=out)
+    print(f"wrote {out_path}", file=sys.stderr if args.json else out)
     ws.emit(sys.stderr)
     return 0
+
+
+def _assess(problem, xm, out_path, render, *, title, plots, source, **options) -> dict:
+    """The report's assessment (:func:`pysdc.problem.report_assessment`), written as HTML by ``render``
+    (:func:`pysdc.report.render_html`, which raises each warning once more for the command to print); for
+    JSON only, the warnings are raised once more here."""
+    a = report_assessment(problem, xm, **options)
+    if render is not None:
+        write_text(out_path, render(a, title=title, plots=plots, source=source), encoding="utf-8")
+    else:
+        seen = set()
+        for _, w in a["caught"]:
+            if (w.category, str(w.message)) not in seen:
+                seen.add((w.category, str(w.message)))
+                warnings.warn(str(w.message), w.category, stacklevel=user_stacklevel())
+    return a
+
+
+def _model(a: dict, top: int, shown: dict, x, xm, ws: Warnings) -> dict:
+    """The report's numbers in the one model of ``pysdc risk`` and ``pysdc utility`` (as
+    :meth:`pysdc.SdcProblem.compare`'s ``to_dict``): the original's and the masked file's risk
+    (``pysdc-risk-1``), the information loss (``pysdc-utility-1``), and the command's warnings."""
+    src = {"path": shown["original"], "n_columns": len(x.columns)}
+    msrc = None if xm is None else {"path": shown["masked"], "n_columns": len(xm.columns)}
+    return {"original": a["risk0"].to_dict(top=top, source=src),
+            "masked": None if a["risk1"] is None else a["risk1"].to_dict(top=top, source=msrc),
+            "utility": None if a["utility"] is None else a["utility"].to_dict(original=src, masked=msrc),
+            "warnings": ws.as_json()}
