@@ -15,16 +15,18 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from test_memory_limit import ALLOWANCE, _peak  # tests/engine, beside this file
 
-duckdb = pytest.importorskip("duckdb")
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
+import pysdc
+from pysdc._tolerances import ENGINE_SUMS
+from pysdc.engine import _risk
 
-from test_memory_limit import ALLOWANCE, _peak  # noqa: E402  (tests/engine, beside this file)
+from _live import optional
 
-import pysdc  # noqa: E402
-from pysdc._tolerances import ENGINE_SUMS  # noqa: E402
-from pysdc.engine import _risk  # noqa: E402
+duckdb = optional("duckdb")
+pa = optional("pyarrow")
+pq = optional("pyarrow.parquet")
+pytestmark = pytest.mark.duckdb  # duckdb and pyarrow: skipped with the reason by tests/conftest.py
 
 
 def _frame(n=4000, seed=11):
@@ -155,3 +157,45 @@ def test_memory_limit_holds_with_missing_key_values(tmp_path):
     # the records with a missing key carry the wildcard frequencies: fk at least their own combination's count
     t = duckdb.sql(f"SELECT min(fk), max(fk) FROM '{out}' r").fetchall()[0]
     assert t[0] >= 1 and t[1] > 1000  # a record missing a and b matches every record with its c
+
+
+def _edge(case):
+    rng = np.random.default_rng(0)
+    n = 60
+    d = pd.DataFrame({"a": rng.integers(0, 3, n).astype(float), "b": rng.integers(0, 3, n).astype(float),
+                      "w": rng.uniform(1, 9, n)})
+    keys, w, alpha = ["a", "b"], "w", 1.0
+    if case == "complete and all-missing":
+        d.loc[:4, ["a", "b"]] = np.nan
+    elif case == "no complete combination":
+        d.loc[::2, "a"] = np.nan
+        d.loc[1::2, "b"] = np.nan
+    elif case == "one key, all missing":
+        d["a"], keys = np.nan, ["a"]
+    elif case == "one key, alpha 0":
+        d.loc[::3, "a"], keys, alpha = np.nan, ["a"], 0.0
+    elif case == "alpha 0":
+        d.loc[::3, "a"], alpha = np.nan, 0.0
+        d.loc[::5, "b"] = np.nan
+    elif case == "weights below 1":
+        d.loc[::3, "a"], d["w"] = np.nan, 0.5
+    return d, keys, w, alpha
+
+
+@pytest.mark.parametrize("case", ["complete and all-missing", "no complete combination", "one key, all missing",
+                                  "one key, alpha 0", "alpha 0", "weights below 1"])
+def test_wildcard_edge_cases_equal_pandas(tmp_path, case):
+    d, keys, w, alpha = _edge(case)
+    path = tmp_path / "e.parquet"
+    d.to_parquet(path, index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with _risk.combinations_in_engine():
+            eng = pysdc.measure_risk(pysdc.scan(str(path)), keys, w=w, alpha=alpha)
+        pan = pysdc.measure_risk(d, keys, w=w, alpha=alpha)
+    assert eng.summarise is not None
+    per = eng.individual.to_pandas().sort_values(eng.individual.columns[0])
+    np.testing.assert_array_equal(per["fk"].to_numpy(), pan.individual["fk"].to_numpy())
+    for col in ("Fk", "risk"):
+        np.testing.assert_allclose(per[col].to_numpy(), pan.individual[col].to_numpy(), rtol=ENGINE_SUMS.rtol, atol=0)
+    np.testing.assert_allclose(eng.global_risk, pan.global_risk, rtol=ENGINE_SUMS.rtol, atol=0)
