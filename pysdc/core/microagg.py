@@ -25,7 +25,8 @@ What decides parity in MDAV (observed with sdcMicro 5.8.0 and pinned by the stor
 
 The loop runs over groups (``n / k`` rounds), each vectorised over the remaining records; on large data
 without missing values :func:`mdav_fast` runs the same rounds on short candidate lists (a k-d tree for
-the nearest records, a sort by distance from a reference point for the farthest), with the same result.
+the nearest records, a list of the records farthest from a recent centroid and the tree's boxes for the
+farthest), with the same result.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ __all__ = ["MDAV_MISSING", "FAST_FROM", "mdav", "mdav_fast", "rank_groups", "gro
 MDAV_MISSING = -999.0
 #: from this many records without missing values MDAV runs :func:`mdav_fast` (the same groups); below it
 #: the plain rounds, each over all remaining records, cost less than its bookkeeping
-FAST_FROM = 20_000
+FAST_FROM = 10_000
 
 
 def _seq_sum(v: np.ndarray) -> float:
@@ -191,10 +192,10 @@ def mdav(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, bool]:
     xm = np.where(na, MDAV_MISSING, x)
     miss = xm == MDAV_MISSING
     has_miss = bool(miss.any())
-    if not has_miss and n >= FAST_FROM and p:
+    w, mdist = _weights(xm, miss)
+    if not has_miss and n >= FAST_FROM and p and bool((w > 0).all()):
         v, g = mdav_fast(xm, k)
         return v, g, False
-    w, mdist = _weights(xm, miss)
     rem = _Remaining(xm, miss if has_miss else None)
     out = np.empty((n, p))
     groups = np.empty(n, dtype=np.int64)
@@ -323,15 +324,26 @@ def factor_of_totals(n: int, aggr: int) -> float:
 # =============================================================================
 # MDAV without missing values, fast: the same rounds, records skipped by exact bounds
 #
-# sdcMicro's single-precision distance D(x, q) is within a relative ``eta`` of the real weighted
-# squared distance |z_x - z_q|^2 (z = x * sqrt(w)), and real distances obey the triangle inequality
-# through a fixed reference point: with rho_x = |z_x - z_ref|, sqrt|z_x - z_q|^2 lies in
-# [|rho_x - rho_q|, rho_x + rho_q]. Records sorted by rho then give every query a short candidate
-# list -- the farthest records are a top slice, the nearest a rho window -- on which the exact
-# single-precision distances and sdcMicro's tie rule decide, so the result is the one of :func:`mdav`.
-# The centroid (a record-order double sum in sdcMicro) is bracketed: the long-double running sum is
-# within ``m * 2^-53 * sum|x|`` of it; only if two different records may then both be the farthest is
-# the record-order sum computed.
+# sdcMicro's single-precision distance D(x, q) is within a relative ``eta`` of the real weighted squared
+# distance |z_x - z_q|^2 (z = x * sqrt(w)); every round's three queries run on short candidate lists on
+# which the exact single-precision distances and sdcMicro's tie rules decide, so the result is the one of
+# :func:`mdav`:
+#
+# * the farthest record from the centroid: the centroid moves little from round to round, so a list of
+#   the records farthest from a reference centre c0 (sorted by their real distance d0 to it) stays valid
+#   while the centroid is within m of c0: only the list's head within 2m (plus the single-precision
+#   margin) can hold the farthest record. The list is rebuilt (one pass over the remaining records) when
+#   it no longer decides. The centroid (a record-order double sum in sdcMicro) is bracketed: the
+#   long-double running sum is within ``m * 2^-53 * sum|x|`` of it; only if two different records may then
+#   both be the farthest is the record-order sum computed;
+# * the farthest record from a record q: the same list through the triangle inequality
+#   (|x - q| <= d0(x) + |c0 - q|), otherwise the leaves of a k-d tree and groups of leaves, each with a
+#   bounding box and a ball (exact single-precision upper bounds: each step of D never decreases with
+#   |x - q|), pruned against the distance of a record already found;
+# * the k nearest records to q: scipy's k-d tree on z (grouped records skipped), its k-th real distance
+#   bounding the single-precision ties.
+#
+# The tree and the boxes are rebuilt on the remaining records when half of them are grouped.
 
 
 def _d32(x: np.ndarray, q: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -349,138 +361,246 @@ def _d32(x: np.ndarray, q: np.ndarray, w: np.ndarray) -> np.ndarray:
 def _d32_box(x: np.ndarray, qlo: np.ndarray, qhi: np.ndarray, w: np.ndarray):
     """Lower and upper bounds of the single-precision distances of the rows of ``x`` to any point of [qlo, qhi]
     (the same operations on the corners: each step never decreases with |x - q|)."""
-    a = _d32_terms(x, qlo, w)
-    b = _d32_terms(x, qhi, w)
-    inside = (x >= qlo) & (x <= qhi)
-    lo = np.where(inside, np.float32(0), np.minimum(a, b))
-    hi = np.maximum(a, b)
-    dlo, dhi = lo[:, 0].copy(), hi[:, 0].copy()
+    a = x - qlo
+    b = x - qhi
+    lo = np.where(a < 0, -a, np.where(b > 0, b, 0.0))
+    hi = np.maximum(np.abs(a), np.abs(b))
+    lo *= lo
+    lo *= w
+    hi *= hi
+    hi *= w
+    l32 = lo.astype(np.float32)
+    h32 = hi.astype(np.float32)
+    dlo, dhi = l32[:, 0].copy(), h32[:, 0].copy()
     for j in range(1, x.shape[1]):
-        dlo += lo[:, j]
-        dhi += hi[:, j]
+        dlo += l32[:, j]
+        dhi += h32[:, j]
     return dlo, dhi
 
 
-def _d32_terms(x, q, w):
-    t = x - q
-    t *= t
-    t *= w
-    return t.astype(np.float32)
+def _ranges(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """The concatenated ``arange(start[i], end[i])``."""
+    lens = end - start
+    tot = int(lens.sum())
+    if not tot:
+        return np.zeros(0, dtype=np.int64)
+    return np.repeat(start - np.cumsum(lens) + lens, lens) + np.arange(tot)
 
 
-class _RhoOrder:
-    """Live records sorted by their real distance rho from a fixed reference point."""
+class _Cells:
+    """The remaining records in a k-d tree (scipy's cKDTree on z) and its leaves, and groups of leaves, each
+    with a bounding box (in x) and a ball (in z); grouped records are marked, and the whole is rebuilt on
+    the remaining records when half of its records are grouped."""
 
-    def __init__(self, z: np.ndarray):
-        ref = z.mean(axis=0)
-        rho = np.sqrt(((z - ref) ** 2).sum(axis=1))
-        self.ref = ref
-        self.rho_of = rho
-        order = np.argsort(rho, kind="stable")
-        self.ids = order
-        self.rho = rho[order]
-        self.alive = np.ones(z.shape[0], dtype=bool)
-        self.n_alive = z.shape[0]
-        self.top = order.size  # entries at and above `top` are grouped
-        scale = float(rho.max()) if rho.size else 0.0
-        self.sigma = 1e-9 * (scale + float(np.abs(z).max(initial=0.0))) + 1e-300
+    def __init__(self, x: np.ndarray, z: np.ndarray, w: np.ndarray, eta: float, sig: float, leaf: int):
+        self.x, self.z, self.w, self.eta, self.sig, self.leaf = x, z, w, eta, sig, leaf
+        n = x.shape[0]
+        self.alive = np.ones(n, dtype=bool)
+        self.leaf_of = np.empty(n, dtype=np.int64)
+        self._build(np.arange(n))
+
+    def _build(self, ids: np.ndarray) -> None:
+        m = ids.size
+        tree = cKDTree(self.z[ids], leafsize=self.leaf, balanced_tree=False)
+        self.tree, self.tids, self.m = tree, ids, m
+        perm = ids[tree.indices]
+        big = int(max(8 * self.leaf, 2 * np.sqrt(m)))
+        starts, sc_of = [], []
+        nsc = 0
+        stack = [(tree.tree, -1)]
+        while stack:  # a walk over the tree's nodes (~ m / leaf of them), not over records
+            nd, sc = stack.pop()
+            if sc < 0 and nd.end_idx - nd.start_idx <= big:
+                sc, nsc = nsc, nsc + 1
+            if nd.split_dim == -1:
+                starts.append(nd.start_idx)
+                sc_of.append(sc)
+            else:
+                stack.append((nd.greater, sc))
+                stack.append((nd.lesser, sc))
+        self.perm = perm
+        self.start = np.asarray(starts, dtype=np.int64)  # in tree order: sorted, groups contiguous
+        self.end = np.r_[self.start[1:], m]
+        sc_of = np.asarray(sc_of, dtype=np.int64)
+        self.sc_of = sc_of
+        lens = self.end - self.start
+        nleaf = lens.size
+        cid = np.repeat(np.arange(nleaf), lens)
+        self.leaf_of[perm] = cid
+        self.live = lens.copy()
+        self.n_live = m
+        xs, zs = self.x[perm], self.z[perm]
+        self.lo, self.hi, self.cen, self.rad = self._bounds(xs, zs, self.start, lens)
+        first = np.r_[0, np.flatnonzero(sc_of[1:] != sc_of[:-1]) + 1]  # first leaf of each group
+        self.sc_first = first
+        self.sc_last = np.r_[first[1:], nleaf]
+        rstart = self.start[first]
+        self.lo2, self.hi2, self.cen2, self.rad2 = self._bounds(xs, zs, rstart, np.diff(np.r_[rstart, m]))
+        self.live2 = np.add.reduceat(lens, first)
+
+    def _bounds(self, xs, zs, starts, lens):
+        lo = np.ascontiguousarray(np.minimum.reduceat(xs, starts, axis=0).T)
+        hi = np.ascontiguousarray(np.maximum.reduceat(xs, starts, axis=0).T)
+        cen = np.add.reduceat(zs, starts, axis=0) / lens[:, None]
+        r = np.sqrt(((zs - np.repeat(cen, lens, axis=0)) ** 2).sum(axis=1))
+        rad = np.maximum.reduceat(r, starts) * (1 + 1e-12) + self.sig
+        return lo, hi, np.ascontiguousarray(cen.T), rad
 
     def remove(self, rows: np.ndarray) -> None:
         self.alive[rows] = False
-        self.n_alive -= rows.size
-        if self.n_alive * 2 < self.ids.size:
-            keep = self.alive[self.ids]
-            self.ids = self.ids[keep]
-            self.rho = self.rho[keep]
-            self.top = self.ids.size
+        lf = self.leaf_of[rows]
+        np.subtract.at(self.live, lf, 1)
+        np.subtract.at(self.live2, self.sc_of[lf], 1)
+        self.n_live -= rows.size
+        if self.n_live * 2 < self.m and self.m > 64:
+            p = self.perm
+            self._build(np.sort(p[self.alive[p]]))
 
-    def top_slice(self, count: int) -> np.ndarray:
-        """At least ``count`` live records of largest rho (all if fewer), as ids."""
-        span = max(count, 16)
+    def gather(self, leaves: np.ndarray) -> np.ndarray:
+        rows = self.perm[_ranges(self.start[leaves], self.end[leaves])]
+        return rows[self.alive[rows]]
+
+    def _ub(self, q, qz, lo, hi, cen, rad, live):
+        """Upper bounds of the single-precision distances from q to the records of each box (-1: empty)."""
+        t = np.maximum(np.abs(hi - q[:, None]), np.abs(lo - q[:, None]))
+        t *= t
+        t *= self.w[:, None]
+        t32 = t.astype(np.float32)
+        ub = t32[0].copy()
+        for j in range(1, t32.shape[0]):
+            ub += t32[j]
+        dc = cen - qz[:, None]
+        dc *= dc
+        rb = np.sqrt(dc.sum(axis=0)) + rad + self.sig
+        rb *= rb
+        rb *= 1 + self.eta
+        np.minimum(ub, rb, out=ub, casting="unsafe")
+        ub[live == 0] = -1.0
+        return ub
+
+    def farthest_rows(self, q: np.ndarray, qz: np.ndarray, lb: float) -> np.ndarray:
+        """The remaining records that may be the farthest from q, given a remaining record at distance lb."""
+        ub2 = self._ub(q, qz, self.lo2, self.hi2, self.cen2, self.rad2, self.live2)
+        sc = np.flatnonzero(ub2 >= lb)
+        leaves = _ranges(self.sc_first[sc], self.sc_last[sc])
+        ub = self._ub(q, qz, self.lo[:, leaves], self.hi[:, leaves], self.cen[:, leaves], self.rad[leaves],
+                      self.live[leaves])
+        # a better lower bound first: the records of the leaves with the largest bounds
+        top = leaves[np.argpartition(-ub, 4)[:4]] if leaves.size > 4 else leaves
+        rows = self.gather(top)
+        if rows.size:
+            lb = max(lb, float(_d32(self.x[rows], q, self.w).max()))
+        return self.gather(leaves[ub >= lb])
+
+    def nearest(self, q: np.ndarray, qz: np.ndarray, k: int) -> np.ndarray:
+        """The k remaining records nearest to q, nearest first (equal distances: the later record first)."""
+        m = self.m
+        kk = min(m, 2 * k + 8)
         while True:
-            lo = max(0, self.top - span)
-            ids = self.ids[lo:self.top]
-            live = ids[self.alive[ids]]
-            if live.size >= count or lo == 0:
-                if live.size:
-                    last = lo + int(np.flatnonzero(self.alive[ids])[-1]) + 1
-                    self.top = last
-                return live
-            span *= 4
-
-    def above(self, rho_min: float) -> np.ndarray:
-        """Live records with rho >= rho_min."""
-        lo = int(np.searchsorted(self.rho[:self.top], rho_min, side="left"))
-        ids = self.ids[lo:self.top]
-        return ids[self.alive[ids]]
-
-    def window(self, rho_lo: float, rho_hi: float) -> np.ndarray:
-        lo = int(np.searchsorted(self.rho[:self.top], rho_lo, side="left"))
-        hi = int(np.searchsorted(self.rho[:self.top], rho_hi, side="right"))
-        ids = self.ids[lo:hi]
-        return ids[self.alive[ids]]
-
-    def around(self, rho_q: float, count: int) -> np.ndarray:
-        """At least ``count`` live records of rho near rho_q (all if fewer)."""
-        pos = int(np.searchsorted(self.rho[:self.top], rho_q))
-        span = max(count, 8)
-        while True:
-            lo, hi = max(0, pos - span), min(self.top, pos + span)
-            ids = self.ids[lo:hi]
-            live = ids[self.alive[ids]]
-            if live.size >= count or (lo == 0 and hi == self.top):
-                return live
-            span *= 4
-
-
-
-class _Tree:
-    """A k-d tree (scipy's cKDTree) over the live records' z, rebuilt when half of its records are grouped."""
-
-    def __init__(self, z: np.ndarray, alive: np.ndarray):
-        self.z = z
-        self._build(alive)
-
-    def _build(self, alive: np.ndarray) -> None:
-        self.ids = np.flatnonzero(alive)
-        self.tree = cKDTree(self.z[self.ids]) if self.ids.size else None
-        self.dead = 0
-
-    def removed(self, count: int, alive: np.ndarray) -> None:
-        self.dead += count
-        if self.dead * 2 > self.ids.size:
-            self._build(alive)
-
-    def nearest_live(self, zq: np.ndarray, k: int, alive: np.ndarray) -> np.ndarray:
-        """At least ``k`` live records near ``zq`` (all live ones if fewer)."""
-        m = self.ids.size
-        kk = min(m, k + 8)
-        while True:
-            _, idx = self.tree.query(zq, k=kk)
-            idx = np.atleast_1d(idx)
-            idx = idx[idx < m]
-            rows = self.ids[idx]
-            rows = rows[alive[rows]]
+            dd, idx = self.tree.query(qz, k=kk)
+            dd, idx = np.atleast_1d(dd), np.atleast_1d(idx)
+            rows = self.tids[idx]
+            rows = rows[self.alive[rows]]
             if rows.size >= k or kk >= m:
-                return rows
+                d = _d32(self.x[rows], q, self.w)
+                order = np.lexsort((-rows, d))
+                if kk >= m or dd[-1] > np.sqrt(float(d[order[k - 1]]) / (1 - self.eta)) + 4 * self.sig:
+                    return rows[order[:k]]
             kk = min(m, kk * 4)
 
-    def ball_live(self, zq: np.ndarray, radius: float, alive: np.ndarray) -> np.ndarray:
-        idx = np.asarray(self.tree.query_ball_point(zq, radius), dtype=np.int64)
-        rows = self.ids[idx]
-        return rows[alive[rows]]
+
+class _Shell:
+    """The remaining records farthest from a reference centre c0, sorted by their real distance d0 to it."""
+
+    def __init__(self, z: np.ndarray, alive: np.ndarray, eta: float, sig: float, size: int):
+        self.z, self.alive, self.sig, self.size = z, alive, sig, size
+        self.rho = np.sqrt((1 - eta) / (1 + eta))
+        self.ids = None
+
+    def _rebuild(self, cz: np.ndarray) -> None:
+        live = np.flatnonzero(self.alive)
+        d = np.sqrt(((self.z[live] - cz) ** 2).sum(axis=1))
+        if live.size > self.size:
+            part = np.argpartition(-d, self.size)
+            top = part[:self.size]
+            self.T = float(d[part[self.size]])  # every record outside the list: d0 <= T
+        else:
+            top = np.arange(live.size)
+            self.T = -np.inf
+        o = np.argsort(-d[top], kind="stable")
+        self.ids, self.d0, self.c0, self.ptr = live[top[o]], d[top[o]], cz, 0
+        self.nd = -self.d0
+
+    def _head(self) -> int:
+        ids, p = self.ids, self.ptr
+        while p < ids.size:
+            blk = self.alive[ids[p:p + 64]]
+            if blk.any():
+                p += int(np.argmax(blk))
+                break
+            p += blk.size
+        self.ptr = p
+        return p
+
+    def _prefix(self, p: int, need: float) -> np.ndarray:
+        e = int(np.searchsorted(self.nd, -need, side="right"))
+        sl = self.ids[p:e]
+        return sl[self.alive[sl]]
+
+    def around_centroid(self, cz: np.ndarray, dz: float) -> np.ndarray:
+        """The remaining records that may be the farthest from any centre within dz of cz (real z)."""
+        fresh = False
+        while True:
+            if self.ids is None:
+                self._rebuild(cz)
+                fresh = True
+            m = float(np.sqrt(((cz - self.c0) ** 2).sum())) + dz + self.sig
+            p = self._head()
+            if p < self.ids.size:
+                need = (self.d0[p] - m) * self.rho - m - self.sig
+                if need > self.T:
+                    return self._prefix(p, need)
+            if fresh:  # the list's records are as far as each other: a longer list
+                self.size *= 4
+            self.ids = None
+
+    def far_from(self, qz: np.ndarray, limit: int):
+        """(records that may be the farthest from the point qz, or None if the list cannot tell; some
+        remaining records far from qz)."""
+        if self.ids is None:
+            return None, np.zeros(0, dtype=np.int64)
+        p = self._head()
+        head = self.ids[p:p + 32]
+        head = head[self.alive[head]]
+        if not head.size:
+            return None, head
+        best = float(np.sqrt(((self.z[head] - qz) ** 2).sum(axis=1)).max())
+        need = best * self.rho - float(np.sqrt(((qz - self.c0) ** 2).sum())) - 2 * self.sig
+        if need <= self.T:
+            return None, head
+        e = int(np.searchsorted(self.nd, -need, side="right"))
+        if e - p > limit:
+            return None, head
+        return self._prefix(p, need), head
+
+
+#: records per leaf of the k-d tree of :func:`mdav_fast`
+_LEAF = 32
 
 
 def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`mdav` for data without missing values (nor -999): the same ``(values, groups)``."""
+    """:func:`mdav` for data without missing values (nor -999) and with positive weights: the same
+    ``(values, groups)``."""
     x = np.ascontiguousarray(x, dtype=np.float64)
     n, p = x.shape
     w, _ = _weights(x, np.zeros(x.shape, dtype=bool))
-    sw = np.sqrt(np.abs(w))
+    sw = np.sqrt(w)
     z = x * sw
-    ro = _RhoOrder(z)
     eta = (p + 2) * 2.0 ** -22  # > the relative error of a single-precision distance
-    sig = ro.sigma
+    sig = 1e-12 * (float(np.abs(z).max(initial=0.0)) + 1.0)  # > the error of a real distance in z
+    cells = _Cells(x, z, w, eta, sig, _LEAF)
+    alive = cells.alive
+    shell = _Shell(z, alive, eta, sig, 512)
     out = np.empty((n, p))
     groups = np.empty(n, dtype=np.int64)
     total = x.astype(np.longdouble).sum(axis=0)
@@ -489,72 +609,50 @@ def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     u = 2.0 ** -53
     g, left = 0, n
 
-    def farthest_from(q: np.ndarray, rho_q: float) -> int:
-        first = ro.top_slice(32)
-        best = float(_d32(x[first], q, w).max())
-        need = np.sqrt(best / (1 + eta)) - rho_q - 2 * sig
-        rows = ro.above(need)
+    def farthest_from(r: int) -> int:
+        q, qz = x[r], z[r]
+        rows, head = shell.far_from(qz, 2048)
+        if rows is None:
+            lb = float(_d32(x[head], q, w).max()) if head.size else -1.0
+            rows = cells.farthest_rows(q, qz, lb)
         d = _d32(x[rows], q, w)
         return int(rows[d == d.max()].min())
-
-    tree = _Tree(z, ro.alive)
-
-    def nearest_to(q: np.ndarray, zq: np.ndarray) -> np.ndarray:
-        rows = tree.nearest_live(zq, k, ro.alive)
-        d = _d32(x[rows], q, w)
-        if rows.size > k:
-            thr = float(np.partition(d, k - 1)[k - 1])
-        else:
-            thr = float(d.max())
-        rows = tree.ball_live(zq, np.sqrt(thr / (1 - eta)) + 4 * sig, ro.alive)
-        d = _d32(x[rows], q, w)
-        return rows[np.lexsort((-rows, d))[:k]]
 
     while left >= 2 * k:
         ngroups = 1 if left < 3 * k else 2
         c = (total / left).astype(np.float64)
         delta = 2.0 * ((left + 2) * u * (abs_total / left).astype(np.float64) + 2 * u * np.abs(c)) + 1e-300
         clo, chi = c - delta, c + delta
-        rho_c = float(np.sqrt((((c * sw) - ro.ref) ** 2).sum())) + float(np.sqrt(((delta * sw) ** 2).sum()))
-        first = ro.top_slice(32)
-        dlo, _ = _d32_box(x[first], clo, chi, w)
-        need = np.sqrt(float(dlo.max()) / (1 + eta)) - rho_c - 2 * sig
-        rows = ro.above(need)
+        rows = shell.around_centroid(c * sw, float(np.sqrt(((delta * sw) ** 2).sum())))
         dlo, dhi = _d32_box(x[rows], clo, chi, w)
         cand = rows[dhi >= dlo.max()]
         if cand.size == 1 or (x[cand] == x[cand[0]]).all():
             r = int(cand.min())
         else:  # different records may both be the farthest: sdcMicro's own centroid decides
             if zrec is None:
-                zrec = np.where(ro.alive[:, None], x, 0.0).T.copy()
+                zrec = np.where(alive[:, None], x, 0.0).T.copy()
             cexact = np.cumsum(zrec, axis=1)[:, -1] / left
             d = _d32(x[cand], cexact, w)
             r = int(cand[d == d.max()].min())
-        q = x[r].copy()
-        qid = r
-        rho_q = float(ro.rho_of[r])
-        for _ in range(ngroups):
-            far = farthest_from(q, rho_q) if ngroups == 2 else -1
-            rows = nearest_to(q, z[int(qid)])
+        # the record farthest from r is taken before r's group leaves (it may be in the group)
+        seeds = [r, farthest_from(r)] if ngroups == 2 else [r]
+        for q in seeds:
+            rows = cells.nearest(x[q], z[q], k)
             s = x[rows[0]].copy()
-            for rr in rows[1:]:
+            for rr in rows[1:]:  # a loop over the group's size
                 s += x[rr]
             out[rows] = s / k
             groups[rows] = g
             g += 1
-            ro.remove(rows)
-            tree.removed(rows.size, ro.alive)
-            total -= x[rows].astype(np.longdouble).sum(axis=0)
-            abs_total -= np.abs(x[rows]).astype(np.longdouble).sum(axis=0)
+            cells.remove(rows)
+            xr = x[rows]
+            total -= xr.astype(np.longdouble).sum(axis=0)
+            abs_total -= np.abs(xr).astype(np.longdouble).sum(axis=0)
             if zrec is not None:
                 zrec[:, rows] = 0.0
-            if far >= 0:
-                q = x[far].copy()
-                qid = far
-                rho_q = float(ro.rho_of[far])
         left -= k * ngroups
     if left:
-        rows = np.flatnonzero(ro.alive)
+        rows = np.flatnonzero(alive)
         s = x[rows[0]].copy()
         for rr in rows[1:]:
             s += x[rr]
