@@ -78,10 +78,39 @@ def pca_cases() -> list[dict]:
     return out
 
 
+def rmd_cases() -> list[dict]:
+    m40, m31, m60, eu = "ma40.csv.gz", "ma31.csv.gz", "ma60.csv.gz", "eusilc.csv.gz"
+    out = [case(f"ma60:rmd:k{k}", m60, ["rmd", "seeded"], variables=X4, aggr=k, method="rmd", seed=1)
+           for k in (2, 3, 4, 5, 7)]
+    out += [
+        case("ma60:rmd:k3:seed7", m60, ["rmd", "seeded"], variables=X4, aggr=3, method="rmd", seed=7),
+        case("ma60:rmd:k21", m60, ["rmd", "large-last-group"], variables=X4, aggr=21, method="rmd", seed=2),
+        case("ma60:rmd:k30", m60, ["rmd", "large-last-group"], variables=X4, aggr=30, method="rmd", seed=2),
+        case("ma60:rmd:k31", m60, ["rmd", "error"], variables=X4, aggr=31, method="rmd", seed=2),
+        case("ma60:rmd:median-ignored", m60, ["rmd", "measure"], variables=X4, aggr=3, method="rmd",
+             measure="median", seed=1),
+        case("ma60:rmd:strata", m60, ["rmd", "strata"], variables=X4, aggr=3, method="rmd", strata_variables=["st"],
+             seed=3),
+        case("ma60:rmd:3vars", m60, ["rmd"], variables=["x1", "x2", "x3"], aggr=4, method="rmd", seed=11),
+        case("ma40:rmd:k3", m40, ["rmd", "ties"], variables=ABC, aggr=3, method="rmd", seed=1),
+        case("ma40:rmd:int", m40, ["rmd", "ties", "integer"], variables=["a", "b", "i"], aggr=2, method="rmd",
+             seed=4),
+        case("ma40:rmd:strata", m40, ["rmd", "strata", "ties"], variables=ABC, aggr=3, method="rmd",
+             strata_variables=["t"], seed=5),
+        case("ma40:rmd:strata-na-small", m40, ["rmd", "strata", "error"], variables=ABC, aggr=3, method="rmd",
+             strata_variables=["s"], seed=1),
+        case("ma31:rmd:na", m31, ["rmd", "na"], variables=["u", "v", "w"], aggr=3, method="rmd", seed=1),
+        case("ma31:rmd:exact-fit", m31, ["rmd", "exact-fit"], variables=["w", "wm", "k"], aggr=3, method="rmd",
+             seed=1),
+        case("eusilc:rmd:k3", eu, ["real", "rmd"], variables=["eqIncome", "age"], aggr=3, method="rmd", seed=1),
+    ]
+    return out
+
+
 def main() -> None:
     write_inputs()
     (HERE / "cases").mkdir(exist_ok=True)
-    cs = pca_cases()
+    cs = pca_cases() + rmd_cases()
     (HERE / "cases" / f"{F}.json").write_text(json.dumps({"cases": cs}, indent=1, sort_keys=True) + "\n",
                                               encoding="utf-8")
 

@@ -28,11 +28,12 @@ def _ld_col_sums(x: np.ndarray) -> np.ndarray:
 
 
 def standardise(x: np.ndarray) -> np.ndarray:
-    """R's ``scale(x)``: centred by ``colMeans`` and divided by ``sqrt(sum(v^2) / (n - 1))``."""
+    """R's ``scale(x)``: centred by ``colMeans`` and divided by ``sqrt(sum(v^2) / (n - 1))`` (the sum a long-double
+    sum rounded to double, then divided)."""
     n = x.shape[0]
     centre = (_ld_col_sums(x) / n).astype(np.float64)
     xc = x - centre
-    sd = np.sqrt((_ld_col_sums(xc * xc) / max(1, n - 1)).astype(np.float64))
+    sd = np.sqrt(_ld_col_sums(xc * xc).astype(np.float64) / max(1, n - 1))  # R: sum() returns a double
     with np.errstate(invalid="ignore", divide="ignore"):
         return xc / sd
 

@@ -3,9 +3,11 @@
 Native methods of ``microaggregation``: ``mdav`` (the default; sdcMicro's MDAV with its
 single-precision distances and its tie rule, see :mod:`pysdc.core.microagg`), and the sorting
 methods ``simple``, ``single`` and ``onedims`` (measures ``mean`` and ``median``, without sampling
-weights); one variable goes through ``mafast``, as in sdcMicro. The other methods (``rmd``, ``pca``,
-``clustpca``, ``influence``, ``mcdpca``, ``pppca``, ``clustmcdpca``, ``clustpppca``), weights and
-the measures ``trim``/``onestep`` are refused natively with the pointer to :mod:`pysdc.r`.
+weights), ``pca`` (also ``trim``) and ``rmd`` (complete data, seeded by ``random_state``; see
+:mod:`pysdc.protect._microaggregation_more`); one variable goes through ``mafast``, as in sdcMicro.
+The other methods (``clustpca``, ``influence``, ``mcdpca``, ``pppca``, ``clustmcdpca``,
+``clustpppca``), weights and the measure ``onestep`` are refused natively with the pointer to
+:mod:`pysdc.r`.
 
 The input is never modified; the behaviour was observed by running sdcMicro 5.8.0 (R 4.2.2) and is
 pinned by the stored corpus (``r_reference/cases/microaggregation.json``, ``mafast.json``).
@@ -216,10 +218,12 @@ _ALL_METHODS = NATIVE_METHODS + R_METHODS
     "trim": Any_(),
     "varsort": GroupSize(),
     "transf": Options(("log", "none", "boxcox")),
+    "random_state": Any_(),
 })
 def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None, method: str = "mdav",
                      weights=None, nc: int = 8, clustermethod: str = "clara", measure: str = "mean",
-                     trim: float = 0, varsort: int = 1, transf: str = "log") -> MicroaggregationResult:
+                     trim: float = 0, varsort: int = 1, transf: str = "log",
+                     random_state=None) -> MicroaggregationResult:
     """Microaggregation of numeric variables, as sdcMicro's ``microaggregation`` on a data.frame.
 
     Parameters
@@ -249,6 +253,9 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         For ``measure="trim"`` (bridge only).
     varsort : int
         1-based position in ``variables`` of the sorting variable of ``method="single"``.
+    random_state : int, optional
+        For ``method="rmd"``: an int ``s`` is R's ``set.seed(s)`` before sdcMicro's call (robustbase's
+        ``covMcd`` draws its subsets from R's stream); None: pysdc's own generator (not sdcMicro's draws).
 
     Returns
     -------
@@ -319,8 +326,8 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
             CoercionWarning, stacklevel=user_stacklevel())
     strata, labels = _strata(data, strata_variables)
     flag: list = []
-    run = more_runner(method, aggr, measure, trim) if method in MORE_METHODS else _method(method, aggr, measure,
-                                                                                       varsort, flag)
+    run = more_runner(method, aggr, measure, trim, random_state) if method in MORE_METHODS else _method(
+        method, aggr, measure, varsort, flag)
     vals, groups = _stratified(run, x, strata, max(len(labels), 1))
     if flag:
         warnings.warn(
@@ -338,7 +345,7 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
     else:
         g = pd.Series(groups, index=data.index, name="group")
     return MicroaggregationResult(x=data, mx=mx, method=method, aggr=aggr,
-                                  measure="mean" if method == "mdav" else measure, fot=fot, groups=g)
+                                  measure={"mdav": "mean", "rmd": None}.get(method, measure), fot=fot, groups=g)
 
 
 @validate_params({

@@ -15,12 +15,14 @@ import numpy as np
 
 from .._errors import InvalidParameterError
 from ..core.microagg_pca import pca_groups
+from ..core.microagg_rmd import rmd
 from ..core.microagg_stats import aggregate
+from ..core.rrandom import RRandom
 
 __all__ = ["MORE_METHODS", "more_runner"]
 
 #: the methods of this module
-MORE_METHODS = ("pca",)
+MORE_METHODS = ("pca", "rmd")
 
 
 def _check(method: str, x: np.ndarray, aggr: int) -> None:
@@ -45,8 +47,33 @@ def _check(method: str, x: np.ndarray, aggr: int) -> None:
             "values are NaN and sdcMicro stops (cov.wt: 'x' must contain finite values only).")
 
 
-def more_runner(method: str, aggr: int, measure: str, trim: float):
-    """The per-stratum function ``x -> (values, groups)`` of ``method`` (``per_column`` False)."""
+def _check_rmd(x: np.ndarray, aggr: int) -> None:
+    n, p = x.shape
+    if np.isnan(x).any():
+        raise InvalidParameterError(
+            "microaggregation(method='rmd'): the variables have missing values; pysdc runs rmd natively on complete "
+            "data only (sdcMicro's robust distances of incomplete records are not reproduced): use "
+            "pysdc.r.microaggregation.")
+    if n < 2 * aggr:
+        raise InvalidParameterError(
+            f"microaggregation(method='rmd'): a stratum has {n} record(s), fewer than 2 * aggr = {2 * aggr}; "
+            "sdcMicro stops.")
+    if n <= p + 1:
+        raise InvalidParameterError(
+            f"microaggregation(method='rmd'): a stratum has {n} record(s) for {p} variables; sdcMicro stops "
+            "(covMcd: n <= p).")
+    with np.errstate(invalid="ignore"):
+        const = np.nanmax(x, axis=0) == np.nanmin(x, axis=0)
+    if const.any():
+        raise InvalidParameterError(
+            "microaggregation(method='rmd'): a variable is constant within a stratum; sdcMicro stops.")
+
+
+def more_runner(method: str, aggr: int, measure: str, trim: float, random_state=None):
+    """The per-stratum function ``x -> (values, groups)`` of ``method`` (``per_column`` False).
+
+    ``random_state`` (rmd): an int is R's ``set.seed`` before the call; one R stream runs through the strata.
+    """
     if measure == "trim" and (isinstance(trim, (bool, np.bool_)) or not isinstance(trim, numbers.Real)
                               or not np.isfinite(trim)):
         raise InvalidParameterError(f"microaggregation: trim must be a finite number (R's mean(x, trim)); got {trim!r}.")
@@ -55,6 +82,16 @@ def more_runner(method: str, aggr: int, measure: str, trim: float):
             _check(method, x, aggr)
             g = pca_groups(x, aggr)
             return aggregate(x, g, measure, trim), g
+    elif method == "rmd":
+        if random_state is not None and not isinstance(random_state, RRandom):
+            if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+                raise InvalidParameterError(
+                    f"microaggregation: random_state must be None or an int (R's set.seed); got {random_state!r}.")
+            random_state = RRandom(int(random_state))
+
+        def run(x):
+            _check_rmd(x, aggr)
+            return rmd(x, aggr, random_state)
     else:  # pragma: no cover - validated by the caller
         raise ValueError(method)
     run.per_column = False

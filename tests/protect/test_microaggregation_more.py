@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pysdc._errors import InvalidParameterError
+from pysdc._errors import InvalidParameterError, RCallError
 from pysdc._registry._methods import method_by_r_name
 from pysdc.core.microagg_pca import pca_scores
 from pysdc.core.microagg_stats import trimmed_means
@@ -41,9 +41,10 @@ def test_stored_parity(rname, case):
 
 def test_corpus_covers_the_brief():
     tags = set().union(*(_tags(c) for c in CASES))
-    assert {"pca", "ties", "strata", "median", "trim", "error", "real", "na"} <= tags
-    aggrs = {c.values[1]["args"]["aggr"] for c in CASES if "pca" in _tags(c)}
-    assert {2, 3, 4, 5} <= aggrs
+    assert {"pca", "rmd", "ties", "strata", "median", "trim", "error", "real", "na", "seeded"} <= tags
+    for method in ("pca", "rmd"):
+        aggrs = {c.values[1]["args"]["aggr"] for c in CASES if method in _tags(c)}
+        assert {2, 3, 4, 5} <= aggrs, method
 
 
 # =============================================================================
@@ -83,6 +84,27 @@ def test_refusals():
         microaggregation(df, ["a", "b"], method="pca", measure="trim", trim="x")
 
 
+def test_rmd_groups_by_robust_distance_then_nearest_standardised():
+    # an outlier pair far from the rest: the record with the largest robust distance (row 0) is grouped with
+    # its nearest record on the standardised data (row 1), whatever their Euclidean order on the raw scale
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(40, 2)) * [1.0, 100.0]
+    x[0], x[1] = [9.0, 0.0], [8.0, 30.0]
+    res = microaggregation(pd.DataFrame(x, columns=["a", "b"]), aggr=2, method="rmd", random_state=1)
+    g = res.groups.to_numpy()
+    assert g[0] == g[1] == 0 and res.measure is None
+    sizes = np.bincount(g)
+    assert sizes.min() == 2 and sizes.max() <= 3
+
+
+def test_rmd_refusals():
+    df = pd.DataFrame({"a": [1.0, 2, 3, np.nan, 5, 6, 7, 8], "b": [1.0, 3, 2, 5, 4, 7, 6, 9]})
+    with pytest.raises(InvalidParameterError, match="pysdc.r.microaggregation"):
+        microaggregation(df, method="rmd", aggr=2, random_state=1)
+    with pytest.raises(InvalidParameterError, match="random_state"):
+        microaggregation(df.fillna(4.5), method="rmd", aggr=2, random_state=1.5)
+
+
 # =============================================================================
 # live: the bridge runs sdcMicro on the same cases; fresh data
 
@@ -106,14 +128,16 @@ def _fresh(seed):
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("method", ["pca"])
+@pytest.mark.parametrize("method", ["pca", "rmd"])
 @pytest.mark.parametrize("seed", range(8))
 def test_live_fresh_data(bridge, method, seed):
     df, k = _fresh(seed)
-    for kw in ({}, {"measure": "median"}, {"measure": "trim", "trim": 0.2}):
+    kws = ({}, {"measure": "median"}, {"measure": "trim", "trim": 0.2}) if method == "pca" else \
+        ({"random_state": seed}, {"random_state": 100 + seed})
+    for kw in kws:
         try:
             ref = bridge.microaggregation(df, aggr=k, method=method, **kw).mx
-        except Exception:  # noqa: BLE001 - sdcMicro stopped: pysdc must stop too
+        except RCallError:  # sdcMicro stopped: pysdc must stop too
             with pytest.raises(InvalidParameterError):
                 microaggregation(df, aggr=k, method=method, **kw)
             continue
