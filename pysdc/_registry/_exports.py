@@ -73,9 +73,6 @@ NOT_NATIVE: dict[str, tuple[str, str, str]] = {
     "kAnon": ("bridge-only", "pysdc.r.SdcObj.local_suppression",
               "localSuppression on an sdcMicroObj; natively pysdc.protect.local_suppression on the data"),
     "freq": ("bridge-only", _CALL, "an sdcMicroObj's sample or population frequencies; natively pysdc.freq_calc"),
-    "rankSwap": ("bridge-only", "pysdc.r.SdcObj.apply",
-                 "its C++ generator is seeded by its seed argument; pysdc.protect.rank_swap follows its rules with "
-                 "pysdc's own generator (other records swapped: a listed divergence)"),
     "LocalRecProg": ("bridge-only", _CALL, "local recoding by maximum weighted matching; not native"),
     "microaggrGower": ("bridge-only", _CALL, "microaggregation with a Gower-like distance; not native"),
     "argus_microaggregation": ("bridge-only", _CALL, "mu-Argus's microaggregation; not native"),

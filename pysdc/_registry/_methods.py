@@ -44,6 +44,7 @@ from ..protect import (
 from ..protect._microaggregation import MicroaggregationResult
 from ..protect._noise import AddNoiseResult
 from ..protect._pram import PramResult, transitions_table
+from ..protect._rankswap import rank_swap
 from ..protect._shuffle import shuffle
 from ..protect._suppression import local_supp, local_suppression
 from ..protect._swap import record_swap
@@ -59,7 +60,17 @@ from ._methods_suppression import (
     run_local_supp,
     run_local_suppression,
 )
-from ._methods_swap import compare_record_swap, record_swap_from_r, record_swap_to_r, run_record_swap
+from ._methods_swap import (
+    compare_rank_swap,
+    compare_record_swap,
+    rank_swap_from_r,
+    rank_swap_r_p,
+    rank_swap_to_r,
+    record_swap_from_r,
+    record_swap_to_r,
+    run_rank_swap,
+    run_record_swap,
+)
 
 __all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
 
@@ -99,6 +110,9 @@ class Method:
         its input ``data``) through ``fn`` (native or bridge); returns the fields sdcMicro's output stores.
     compare_case : callable
         ``compare_case(expected, actual) -> list[str]``: the differences (empty: the same).
+    r_convert : dict
+        Python argument -> function giving sdcMicro's value of it where the two differ in meaning (rankSwap's
+        ``p`` is percent, sdcMicro 5.8.0 reads its P as a fraction): used for a problem step's R call.
     roles : Roles or None
         How the method runs as a step of a problem (``problem.<python>(...)``): the roles of the variables it
         changes and what is re-measured (:mod:`pysdc._registry._method_roles`); None: not a problem step.
@@ -118,6 +132,7 @@ class Method:
     from_r: Callable | None = None
     run_case: Callable | None = None
     compare_case: Callable | None = None
+    r_convert: dict = field(default_factory=dict)
     roles: Roles | None = None
 
     @property
@@ -310,6 +325,11 @@ def _top_bot_from_r(out: pd.DataFrame, values) -> pd.DataFrame:
     if s.dtype.kind == "f" and values["data"][col].dtype.kind in "iu" and (
             values["replacement"] is None or isinstance(values["replacement"], (int, np.integer))):
         out[col] = pd.array(s, dtype="Int64")  # R kept it integer; the converter made NA float
+    elif values["data"][col].dtype.kind in "iu" and isinstance(values["replacement"], (float, np.floating)):
+        # a double replacement makes R's column double (even when no value is replaced); the bridge's dtype
+        # memory gave the integer dtype back to its whole numbers (found by the differential tester, seed 1)
+        nullable = isinstance(values["data"][col].dtype, pd.api.extensions.ExtensionDtype)
+        out[col] = s.astype("Float64" if nullable else np.float64)
     return out
 
 
@@ -386,8 +406,6 @@ def _run_microaggregation(fn, a, data):
     kw = {k: (_nums(a[k]) if k == "aggr" else a[k]) for k in ("aggr", "strata_variables", "method", "measure",
                                                                "varsort", "trim", "nc", "clustermethod", "transf")
           if k in a}
-    if "seed" in a:
-        kw["random_state"] = int(a["seed"])
     variables = a.get("variables")
     res = fn(data, variables, **kw)
     variables = list(variables or data.columns)
@@ -445,8 +463,7 @@ def _microaggregation_from_r(out, values):
     if len(mx) == len(values["data"]):
         mx.index = values["data"].index  # R's row names 1..n
     return MicroaggregationResult(x=values["data"], mx=mx, method=str(out["method"]), aggr=int(out["aggr"]),
-                                  measure=None if out.get("measure") is None else str(out["measure"]), fot=fot,
-                                  groups=None)  # rmd: sdcMicro's list has no measure (NULL)
+                                  measure=str(out["measure"]), fot=fot, groups=None)
 
 
 def _run_mafast(fn, a, data):
@@ -674,15 +691,13 @@ METHODS: tuple[Method, ...] = (
         python="microaggregation", r="microaggregation", family="microaggregation", native=microaggregation,
         arguments={"data": "obj", "variables": "variables", "aggr": "aggr", "strata_variables": "strata_variables",
                    "method": "method", "weights": "weights", "nc": "nc", "clustermethod": "clustermethod",
-                   "measure": "measure", "trim": "trim", "varsort": "varsort", "transf": "transf",
-                   "random_state": None},
+                   "measure": "measure", "trim": "trim", "varsort": "varsort", "transf": "transf"},
         defaults={"variables": None, "aggr": 3, "strata_variables": None, "method": "mdav", "weights": None,
                   "nc": 8, "clustermethod": "clara", "measure": "mean", "trim": 0, "varsort": 1, "transf": "log"},
-        formals_of="microaggregation", r_seed="random_state",
+        formals_of="microaggregation",
         notes="native: mdav (sdcMicro's single-precision distances and tie rule), simple, single, onedims "
-              "(mean/median), pca (mean/median/trim), rmd (complete data; random_state=s: R's set.seed(s) before "
-              "covMcd), one variable through mafast; clust*, influence, weights, onestep (and trim for the other "
-              "methods) through the bridge only. The returned list (x, "
+              "(mean/median), pca (mean/median/trim), one variable through mafast; rmd, clust*, influence, "
+              "weights, onestep (and trim for the other methods) through the bridge only. The returned list (x, "
               "mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
         to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
         run_case=_run_microaggregation, compare_case=_compare_microaggregation,
@@ -767,6 +782,21 @@ METHODS: tuple[Method, ...] = (
               "number swapped, the hierarchy, similarity and risk rules are sdcMicro's. The bridge writes "
               "sdcMicro's log file to the temporary directory.",
         to_r=record_swap_to_r, from_r=record_swap_from_r, run_case=run_record_swap, compare_case=compare_record_swap,
+    ),
+    Method(
+        python="rank_swap", r="rankSwap", family="perturbation", native=rank_swap,
+        arguments={"data": "obj", "variables": "variables", "top_percent": "TopPercent",
+                   "bottom_percent": "BottomPercent", "p": "P", "r0": "R0", "seed": "seed"},
+        defaults={"variables": None, "TopPercent": 5, "BottomPercent": 5, "P": None, "R0": None, "seed": None},
+        formals_of="rankSwap",
+        notes="seed is sdcMicro's own (its C++ generator; the clock when None), not set.seed; natively it seeds "
+              "pysdc's generator, so other records are swapped for the same seed (listed divergence rankSwap:*); "
+              "the extremes' grouping and the rank range are sdcMicro's. p is percent of the records as "
+              "documented; sdcMicro 5.8.0 reads P as a fraction, so the bridge passes P = p / 100 (the same range). "
+              "The bridge refuses a top/bottom percent that leaves an extreme group empty (n percent / 100 < 1: "
+              "sdcMicro's C++ reads outside its array and R aborted in the cases observed). K0 is not offered.",
+        to_r=rank_swap_to_r, from_r=rank_swap_from_r, run_case=run_rank_swap, compare_case=compare_rank_swap,
+        r_convert={"p": rank_swap_r_p},
     ),
 )
 

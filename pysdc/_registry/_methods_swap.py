@@ -1,16 +1,21 @@
-"""The recordSwap method entry's hooks: bridge call, stored cases (``r_reference/outputs/recordSwap.json``)."""
+"""The swapping methods' entry hooks: bridge call, stored cases (``r_reference/outputs/recordSwap.json``,
+``r_reference/outputs/rankSwap.json``)."""
 
 from __future__ import annotations
 
+import math
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .._errors import InvalidParameterError
 from ..protect._swap import _similar
+from ._methods_shuffle import r_hex
 
-__all__ = ["record_swap_to_r", "record_swap_from_r", "run_record_swap", "compare_record_swap", "swap_facts"]
+__all__ = ["record_swap_to_r", "record_swap_from_r", "run_record_swap", "compare_record_swap", "swap_facts",
+           "rank_swap_to_r", "rank_swap_from_r", "rank_swap_r_p", "run_rank_swap", "compare_rank_swap"]
 
 
 def record_swap_to_r(v):
@@ -88,3 +93,79 @@ def swap_facts(data: pd.DataFrame, hid: list, hid_swapped: list, columns: dict, 
             "differs_at_lowest_level": differs, "shares_a_profile": bool(same_any.all()),
             "share_first_profile": float(same_first.mean()) if len(sw) else 1.0,
             "swapped_hids": set(sw.index.tolist())}
+
+
+# ---- rankSwap
+
+
+def _empty_extreme_group(n: int, percent: float) -> bool:
+    """Whether sdcMicro's C++ forms an empty group of extreme values (``n percent / 100 < 1``)."""
+    return n * percent / 100.0 < 1 - 1e-9
+
+
+def rank_swap_r_p(p):
+    """sdcMicro's P for pysdc's ``p``: sdcMicro 5.8.0 reads P as a fraction of the records (documented: percent)."""
+    return None if p is None else float(p) / 100.0
+
+
+def rank_swap_to_r(v):
+    """sdcMicro's rankSwap call: ``p`` (percent, as documented) becomes P = p / 100 (what sdcMicro 5.8.0 reads)."""
+    data = v["data"]
+    variables = list(v["variables"]) if v["variables"] is not None else list(data.columns)
+    seed = v["seed"]
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise InvalidParameterError(
+            f"seed must be None or an int for pysdc.r.rank_swap (sdcMicro's C++ generator); got {type(seed).__name__}.")
+    for name, pct in (("top_percent", v["top_percent"]), ("bottom_percent", v["bottom_percent"])):
+        for c in variables:
+            n = int(data[c].notna().sum())
+            if n and _empty_extreme_group(n, float(pct)):
+                raise InvalidParameterError(
+                    f"pysdc.r.rank_swap: {name}={pct} leaves no extreme value of {c!r} to group ({n} non-missing "
+                    f"values x {pct} / 100 < 1); sdcMicro 5.8.0's C++ then reads outside its array and R aborted "
+                    "the whole session in the cases observed (e.g. 200 records with BottomPercent 0.4 or 0), so "
+                    "the bridge refuses. pysdc.protect.rank_swap groups nothing in that case.")
+    kw = {"variables": variables, "TopPercent": float(v["top_percent"]), "BottomPercent": float(v["bottom_percent"])}
+    if v["p"] is not None:
+        kw["P"] = rank_swap_r_p(v["p"])
+    elif v["r0"] is not None:
+        kw["R0"] = float(v["r0"])
+    if seed is not None:
+        kw["seed"] = int(seed)
+    return "rankSwap", (data,), kw
+
+
+def rank_swap_from_r(out, values):
+    data = values["data"]
+    out = out.set_axis(data.index, axis=0) if len(out) == len(data) else out
+    for c in (values["variables"] if values["variables"] is not None else data.columns):
+        out[c] = out[c].to_numpy(dtype=np.float64, na_value=np.nan)  # R's double (the dtype memory made whole
+    return out  # numbers integer again)
+
+
+def run_rank_swap(fn, a, data):
+    """A stored case (sdcMicro's argument names; its P a fraction of the records, pysdc's p percent)."""
+    p = a.get("P")
+    out = fn(data, a.get("variables"), top_percent=a.get("TopPercent", 5), bottom_percent=a.get("BottomPercent", 5),
+             p=None if p is None else 100.0 * p, r0=a.get("R0"), seed=a.get("seed"))
+    variables = list(a.get("variables") or data.columns)
+    return {"variables": variables,
+            "values": {c: [r_hex(x) for x in out[c].to_numpy(dtype=np.float64, na_value=np.nan).tolist()]
+                       for c in variables}}
+
+
+def compare_rank_swap(exp, act):
+    out = [] if list(exp["variables"]) == list(act["variables"]) else [
+        f"variables {act['variables']} instead of sdcMicro's {exp['variables']}"]
+    for c, ev in exp["values"].items():
+        av = act["values"].get(c, [])
+        if len(av) != len(ev):
+            out.append(f"{c}: {len(av)} values instead of sdcMicro's {len(ev)}")
+            continue
+        e = np.array([math.nan if t == "NA" else float.fromhex(t) for t in ev])
+        x = np.array([math.nan if t == "NA" else float.fromhex(t) for t in av])
+        bad = np.flatnonzero(~((e == x) | (np.isnan(e) & np.isnan(x))))
+        if bad.size:
+            out.append(f"{c}: {bad.size} value(s) differ from sdcMicro's, e.g. row {int(bad[0])}: {float(x[bad[0]])!r} "
+                       f"instead of {float(e[bad[0]])!r}")
+    return out
