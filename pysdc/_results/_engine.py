@@ -131,10 +131,13 @@ class MeasureRiskCombinations(_CombinationSummary, _Repr):
         Household risk; None without ``hid``.
     key_vars : tuple
         The key variables.
-    counts : numpy.ndarray
-        Number of records of each combination (the column ``n`` of ``combinations``).
-    combinations : pandas.DataFrame
-        The key combinations (raw values) with ``n`` (records), ``fk``, ``Fk`` and ``risk``.
+    counts : numpy.ndarray or None
+        Number of records of each combination (the column ``n`` of ``combinations``); None when the
+        combinations stayed in DuckDB.
+    combinations : pandas.DataFrame or pysdc.engine.EngineTable
+        The key combinations (raw values) with ``n`` (records), ``fk``, ``Fk`` and ``risk``. On a scan made
+        with a ``memory_limit`` (and in ``pysdc risk --engine duckdb``) they stay in DuckDB: the engine's
+        lazy table (``.to_pandas()`` collects it).
     individual : pysdc.engine.EngineTable
         Per record (position or the scan's ``id``): ``risk``, ``fk``, ``Fk`` (and ``hier_risk``); lazy.
     n : int

@@ -191,7 +191,10 @@ def scan(source, *, id: str | None = None, engine: str = "duckdb", memory_limit:
         The engine for files. Spark reads the files through the active SparkSession (or ``spark``).
     memory_limit : str, optional
         DuckDB's memory limit, e.g. ``"3GB"`` (default: DuckDB's, 80% of RAM); beyond it DuckDB
-        spills to ``temp_directory``.
+        spills to ``temp_directory``. With a limit, :func:`pysdc.measure_risk` keeps its table of key
+        combinations in DuckDB too (its result's ``combinations`` is then the engine's lazy table), so
+        that the limit holds for pysdc's part as well (a warning says when a key's type needs them in
+        Python).
     threads : int, optional
         DuckDB's number of threads (default: all cores).
     temp_directory : str, optional
