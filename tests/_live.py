@@ -1,6 +1,7 @@
-"""Shared checks for the tests that run R through Rscript (a subprocess, not the bridge).
+"""What the optional components' checks share: Rscript with R packages, a Chromium binary, an optional import.
 
-tests/conftest.py calls these for the ``rscript`` marker; a test file does not call them itself.
+tests/conftest.py calls the checks for the ``rscript`` and ``chromium`` markers; a test file does not compute a
+skip condition itself (it carries the marker). ``chromium_path`` and ``optional`` give a marked test what it uses.
 """
 
 from __future__ import annotations
@@ -23,11 +24,6 @@ def rscript_missing_reason(*packages: str) -> str | None:
     return None if r.returncode == 0 else f"R package(s) {'/'.join(packages)} not installed"
 
 
-def sdcmicro_missing_reason(*packages: str) -> str | None:
-    """None when Rscript and the R packages (sdcMicro plus ``packages``) load; otherwise the reason."""
-    return rscript_missing_reason("sdcMicro", *packages)
-
-
 def optional(name: str):
     """The module ``name``, or None when it is not installed.
 
@@ -38,3 +34,15 @@ def optional(name: str):
         return importlib.import_module(name)
     except ImportError:
         return None
+
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
+
+
+def chromium_path() -> str | None:
+    """The Chromium (or Chrome) binary on PATH, or None (tests that need it carry ``pytest.mark.chromium``)."""
+    for name in CHROMIUM_NAMES:
+        exe = shutil.which(name)
+        if exe:
+            return exe
+    return None

@@ -27,7 +27,7 @@ import subprocess
 
 import pytest
 
-from _live import rscript_missing_reason
+from _live import CHROMIUM_NAMES, chromium_path, rscript_missing_reason
 
 _R_HINT = "Debian: apt-get install r-base-core; then pip install 'pysdc-measures[r]' (rpy2)"
 _SDC_HINT = 'in R: install.packages("sdcMicro")'
@@ -43,9 +43,6 @@ MARKERS = {
     "chromium": "needs a Chromium (or Chrome) binary for headless rendering; skipped with the reason otherwise",
     "duckdb": "needs duckdb and pyarrow (the DuckDB engine); skipped with the reason otherwise",
 }
-
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
-
 
 def _importable(name: str) -> bool:
     try:
@@ -120,15 +117,6 @@ def _spark_missing() -> str | None:
         return "the Spark engine needs Java 17, 'java' is not on PATH (Debian: apt-get install openjdk-17-jre-headless)"
     if 0 < major < 17:
         return f"the Spark engine needs Java 17, found Java {major} (Debian: apt-get install openjdk-17-jre-headless)"
-    return None
-
-
-def chromium_path() -> str | None:
-    """The Chromium (or Chrome) binary on PATH, or None."""
-    for name in CHROMIUM_NAMES:
-        exe = shutil.which(name)
-        if exe:
-            return exe
     return None
 
 

@@ -20,6 +20,8 @@ from pysdc import InvalidParameterError, SdcProblem, _foreign, _validation
 from pysdc._registry import MEASURES, by_python_name
 from pysdc._registry._measure import SECTIONS
 
+from _live import optional
+
 PKG = Path(pysdc.__file__).parent
 KEYS = ["region", "urbrur", "sex", "age_group", "education"]
 NUMS = ["income", "expenditure", "savings"]
@@ -150,10 +152,10 @@ def test_an_sdcobj_gives_original_and_manipulated_data(problem, demo):
 # --------------------------------------------------------------------- engines (DuckDB)
 
 
-duckdb = pytest.importorskip("duckdb") if importlib.util.find_spec("duckdb") else None
+duckdb = optional("duckdb")
 
 
-@pytest.mark.skipif(duckdb is None, reason="duckdb is not installed")
+@pytest.mark.duckdb
 @pytest.mark.parametrize("m", [m for m in MEASURES if m.engine is not None and "data" in m.params],
                          ids=lambda m: m.python)
 def test_a_relation_runs_on_duckdb_through_the_declared_engine(m, demo):
@@ -171,7 +173,7 @@ def test_a_relation_runs_on_duckdb_through_the_declared_engine(m, demo):
         assert int(got) == int(want)
 
 
-@pytest.mark.skipif(duckdb is None, reason="duckdb is not installed")
+@pytest.mark.duckdb
 @pytest.mark.parametrize("m", [m for m in MEASURES if m.engine is None and "data" in m.params
                                and "key_vars" in m.params], ids=lambda m: m.python)
 def test_a_measure_without_an_engine_refuses_a_relation_with_its_declared_reason(m, demo):
@@ -231,7 +233,7 @@ def test_the_problem_has_no_to_r_and_the_bridge_builds_from_a_problem():
     assert callable(pysdc.r.SdcObj.from_problem)
 
 
-@pytest.mark.skipif(duckdb is None, reason="duckdb is not installed")
+@pytest.mark.duckdb
 def test_the_bridge_refuses_an_engine_table_before_r_starts(demo):
     import pysdc.r
 

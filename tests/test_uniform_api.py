@@ -189,8 +189,10 @@ def test_tabular_results_have_to_frame():
     np.testing.assert_array_equal(j["lower_xm"], [0.5, 0.5])
 
 
+@pytest.mark.duckdb
 def test_k_anon_on_an_engine_returns_the_same_class():
-    duckdb = pytest.importorskip("duckdb")
+    import duckdb
+
     ex = by_python_name("k_anon_violations").example()
     data = ex["data"].reset_index(drop=True).assign(a=lambda d: d["a"].astype(str).where(d["a"].notna()),
                                                     b=lambda d: d["b"].astype(str), s=lambda d: d["s"].astype(str))

@@ -101,9 +101,8 @@ def small(tmp_path):
     return _parquet(tmp_path / "small.parquet", 2000, levels=(20, 20, 5))
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "pandas"])
+@pytest.mark.parametrize("engine", [pytest.param("duckdb", marks=pytest.mark.duckdb), "pandas"])
 def test_cli_risk_shows_stages_and_quiet_silences_them(small, monkeypatch, capsys, engine):
-    pytest.importorskip("duckdb")
     monkeypatch.setattr(_progress, "AFTER", 0.0)
     assert main(["risk", small, "--keys", "a,b,c", "--weight", "w", "--engine", engine, "--no-suda", "--json"]) == 0
     cap = capsys.readouterr()
@@ -135,8 +134,8 @@ def test_memory_limit_refused_with_pandas(small, capsys):
     assert "--memory-limit applies to DuckDB only" in capsys.readouterr().err
 
 
+@pytest.mark.duckdb
 def test_memory_limit_selects_duckdb_and_says_so(small, capsys):
-    pytest.importorskip("duckdb")
     assert main(["risk", small, "--keys", "a,b", "--memory-limit", "1GB", "--json"]) == 0
     cap = capsys.readouterr()
     assert json.loads(cap.out)["engine"] == "duckdb"
@@ -152,13 +151,13 @@ def test_duckdb_settings_under_a_limit():
     assert _cli.parse_size("lots") is None
 
 
+@pytest.mark.duckdb
 def test_peak_rss_at_a_small_memory_limit(tmp_path):
     """2e6 records with ~2e6 key combinations, --memory-limit 300MB, --output: the process's peak memory
     (VmHWM) stays within the limit + pysdc's stated baseline (Python, pandas, pyarrow, DuckDB) + its
     stated bytes per key combination (the table pysdc computes on, outside DuckDB's limit), + 20 %.
     Before the limit gave DuckDB all cores and the riskiest combinations were sorted on a copy of the
     table; the note on stderr says when the limit itself was exceeded."""
-    pytest.importorskip("duckdb")
     if not os.path.exists("/proc/self/status"):
         pytest.skip("VmHWM is read from /proc (Linux)")
     data = _parquet(tmp_path / "big.parquet", 2_000_000)
@@ -196,8 +195,8 @@ def test_estimate_from_parquet_metadata_not_file_size(tmp_path):
     assert 8 * n <= _cli.estimate_memory(str(path), ["a"]) <= 9 * n
 
 
+@pytest.mark.duckdb
 def test_auto_picks_duckdb_when_the_file_would_not_fit_and_says_so(tmp_path, monkeypatch, capsys):
-    pytest.importorskip("duckdb")
     path = _parquet(tmp_path / "d.parquet", 50_000)
     est = _cli.estimate_memory(path, ["a", "b"])
     monkeypatch.setattr(_cli, "_available_memory", lambda: est * _cli._WORK_FACTOR)  # half of it would not do

@@ -63,8 +63,8 @@ def test_freq_calc_warns_when_fk_overflows():
     assert np.isposinf(f.Fk[:4]).all() and f.Fk[4] == 3.0
 
 
+@pytest.mark.duckdb
 def test_freq_calc_on_duckdb_warns_when_fk_overflows(tmp_path):
-    pytest.importorskip("duckdb")
     p = tmp_path / "huge.parquet"
     HUGE.assign(a=[1, 1, 2, 2, 3]).to_parquet(p)
     with pytest.warns(DegenerateResultWarning, match="is Inf"):

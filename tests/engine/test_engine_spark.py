@@ -6,7 +6,6 @@ or Java is not installed.
 
 from __future__ import annotations
 
-import shutil
 import warnings
 from pathlib import Path
 
@@ -19,9 +18,7 @@ import pysdc
 from pysdc._tolerances import ENGINE_SUMS, tolerance_for
 from pysdc.io import read_table
 
-pyspark = pytest.importorskip("pyspark", reason="the Spark engine needs PySpark (pip install 'pysdc-measures[spark]')")
-if shutil.which("java") is None:
-    pytest.skip("the Spark engine needs Java 17 (Debian: openjdk-17-jre-headless)", allow_module_level=True)
+pytestmark = pytest.mark.spark  # PySpark and Java 17: skipped with the reason by tests/conftest.py
 
 REF = Path(__file__).resolve().parents[2] / "r_reference" / "inputs"
 HIER = tolerance_for("measure_risk", "hier_risk")

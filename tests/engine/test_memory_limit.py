@@ -21,16 +21,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-duckdb = pytest.importorskip("duckdb")
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
+import pysdc
+from pysdc._tolerances import ENGINE_SUMS
+from pysdc.cli import main
+from pysdc.core.threshold import global_threshold_chunks, global_threshold_grouped
+from pysdc.engine import _risk
+from pysdc.problem import engine_risk_model
 
-import pysdc  # noqa: E402
-from pysdc._tolerances import ENGINE_SUMS  # noqa: E402
-from pysdc.cli import main  # noqa: E402
-from pysdc.core.threshold import global_threshold_chunks, global_threshold_grouped  # noqa: E402
-from pysdc.engine import _risk  # noqa: E402
-from pysdc.problem import engine_risk_model  # noqa: E402
+from _live import optional
+
+duckdb = optional("duckdb")
+pa = optional("pyarrow")
+pq = optional("pyarrow.parquet")
+pytestmark = pytest.mark.duckdb  # duckdb and pyarrow: skipped with the reason by tests/conftest.py
+
 
 #: what the process may take beyond DuckDB's --memory-limit and the baseline of ``pysdc risk --demo`` (Python
 #: with pysdc, pandas and pyarrow loaded; measured in the test, 197 MB on the development machine, 2026-11-25):

@@ -376,9 +376,11 @@ def test_numeric_columns_not_copied():
     assert np.shares_memory(d["a"].to_numpy(), np.frombuffer(buf, dtype=np.float64))
 
 
+@pytest.mark.duckdb
 def test_engines_keep_their_tables(demo):
     """A DuckDB relation exposes __arrow_c_stream__ too: it still runs on DuckDB, not through pandas."""
-    duckdb = pytest.importorskip("duckdb")
+    import duckdb
+
     from pysdc.io import is_interchange
 
     x, _ = demo

@@ -10,7 +10,6 @@ byte) is refused by every path, the fast typed one (with a schema) and the plain
 
 from __future__ import annotations
 
-import shutil
 import warnings
 from pathlib import Path
 
@@ -23,8 +22,10 @@ import pysdc
 from pysdc._tolerances import ENGINE_SUMS
 from pysdc.io import read_table, write_table
 
-duckdb = pytest.importorskip("duckdb", reason="the DuckDB engine needs duckdb")
-pytest.importorskip("pyarrow", reason="the DuckDB engine needs pyarrow")
+from _live import optional
+
+duckdb = optional("duckdb")
+pytestmark = pytest.mark.duckdb  # duckdb and pyarrow: skipped with the reason by tests/conftest.py
 
 N = 24_000
 NA = ("NA", "-99")
@@ -276,10 +277,7 @@ def test_duckdb_refuses_ragged_records_and_nul_bytes(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def spark():
-    pytest.importorskip("pyspark", reason="the Spark engine needs PySpark")
-    if shutil.which("java") is None:
-        pytest.skip("the Spark engine needs Java 17")
+def spark():  # the tests that use it carry pytest.mark.spark
     from pyspark.sql import SparkSession
 
     s = (SparkSession.builder.master("local[2]").appName("pysdc-tests").config("spark.ui.enabled", "false")
@@ -289,6 +287,7 @@ def spark():
 
 
 @pytest.mark.parametrize("layout", ["all.csv", "parts"])
+@pytest.mark.spark
 def test_spark_reads_the_same_frame_and_numbers(files, spark, pandas_numbers, layout):
     ref = _quiet(read_table, files / "all.csv", **READING)
     s = pysdc.scan(files / layout, engine="spark", spark=spark, **READING)
@@ -300,6 +299,7 @@ def test_spark_reads_the_same_frame_and_numbers(files, spark, pandas_numbers, la
     _same_numbers(pandas_numbers, _risk(files / layout, "spark"))
 
 
+@pytest.mark.spark
 def test_spark_refuses_ragged_records_and_nul_bytes_and_pads_short_ones(tmp_path, spark):
     for i, text in enumerate((RAGGED, "a,b,c\n1,2,3\n4,5,,,8\n", 'a,b\n"x,y",2\n3,4,\n')):
         p = tmp_path / f"r{i}.csv"
@@ -390,6 +390,7 @@ def test_duckdb_types_every_token_mix_as_pandas(tmp_path, decimal):
 
 
 @pytest.mark.parametrize("decimal", [".", ","])
+@pytest.mark.spark
 def test_spark_types_every_token_mix_as_pandas(tmp_path, spark, decimal):
     rng = np.random.default_rng(21 if decimal == "." else 22)
     cols = {}

@@ -456,16 +456,13 @@ def test_killed_write_leaves_only_a_hidden_temporary(big, tmp_path):
 # Spark: a directory of part files, written beside the target and renamed
 
 
+@pytest.mark.spark
 def test_spark_output_directory_replaced_whole_or_not_at_all(tmp_path, capsys, monkeypatch):
     """Spark's overwrite mode deleted the old output directory before writing; a run failing after the write
     (here: a full disk while the household risk is summed) left a directory from the failed run. Now a failed
     run keeps the old directory as it was, a successful one replaces it whole (no stale part file), and no
     temporary directory remains."""
-    import shutil
 
-    pytest.importorskip("pyspark", reason="needs PySpark")
-    if shutil.which("java") is None:
-        pytest.skip("needs Java for Spark")
     from pysdc.engine._tables import SparkTable
 
     parts = tmp_path / "parts"

@@ -184,10 +184,13 @@ def test_every_dtype_write_table_writes_is_allowed(tmp_path):
 
 
 @pytest.fixture
-def duck():
-    return pytest.importorskip("duckdb", reason="the DuckDB engine needs duckdb")
+def duck():  # the tests that use it carry pytest.mark.duckdb
+    import duckdb
+
+    return duckdb
 
 
+@pytest.mark.duckdb
 def test_duckdb_reads_a_sidecar_as_pandas(tmp_path, duck):
     df = pd.DataFrame({"id": ["007", "8", "9"], "k": pd.Categorical(["1", "01", "1"]), "n": [1, 2, 3],
                        "v": [1.5, np.nan, 2.0], "b": [True, False, True]})
@@ -206,6 +209,7 @@ def test_duckdb_reads_a_sidecar_as_pandas(tmp_path, duck):
     ([{"name": "key", "r_class": "logical"}, {"name": "w", "r_class": "numeric"}], "column 'key' of .* should"),
     (_cols(w_dtype="bool"), "has dtype 'bool'"),
 ])
+@pytest.mark.duckdb
 def test_duckdb_refuses_what_pandas_refuses(tmp_path, duck, columns, pattern):
     p = _table(tmp_path, KEYS, columns)
     with pytest.raises(pysdc.InvalidParameterError, match=pattern):
@@ -214,6 +218,7 @@ def test_duckdb_refuses_what_pandas_refuses(tmp_path, duck, columns, pattern):
         pysdc.scan(p).columns
 
 
+@pytest.mark.duckdb
 def test_duckdb_refuses_an_inexact_float32(tmp_path, duck):
     p = _table(tmp_path, pd.DataFrame({"w": [0.5, 0.1]}), [{"name": "w", "r_class": "numeric", "dtype": "float32"}])
     with pytest.raises(pysdc.InvalidParameterError, match="float32"):

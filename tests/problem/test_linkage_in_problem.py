@@ -222,8 +222,8 @@ def test_cli_cap_and_force(tmp_path):
     assert "--force-record-linkage" in rl["error"]
 
 
+@pytest.mark.duckdb
 def test_engine_path_says_plainly(tmp_path):
-    pytest.importorskip("duckdb")
     x, xm = _pair(n=50, missing=False)
     x.to_parquet(tmp_path / "x.parquet", index=False)
     model = json.loads(_cli(["risk", str(tmp_path / "x.parquet"), "--keys", "k,t", "--no-suda", "--json",

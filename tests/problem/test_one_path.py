@@ -10,10 +10,8 @@ computed il_variables on [k, inc] with k nominal, ``pysdc utility`` left k out).
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
-import shutil
 import warnings
 
 import jsonschema
@@ -28,11 +26,8 @@ from pysdc.problem import RISK_SCHEMA, UTILITY_SCHEMA, SdcProblem, report_assess
 from pysdc.report import jsonable
 
 KEYS = ["k", "t"]
-HAS_DUCKDB = importlib.util.find_spec("duckdb") is not None and importlib.util.find_spec("pyarrow") is not None
-HAS_SPARK = importlib.util.find_spec("pyspark") is not None and shutil.which("java") is not None
-ENGINES = ["pandas", pytest.param("duckdb", marks=pytest.mark.skipif(not HAS_DUCKDB, reason="needs duckdb")),
-           pytest.param("spark", marks=pytest.mark.skipif(not HAS_SPARK, reason="the Spark engine needs PySpark "
-                                                                                "and Java 17"))]
+# the engines' markers skip with the reason (tests/conftest.py)
+ENGINES = ["pandas", pytest.param("duckdb", marks=pytest.mark.duckdb), pytest.param("spark", marks=pytest.mark.spark)]
 
 
 def _pair(n=600, seed=11):
@@ -186,16 +181,14 @@ def test_utility_is_the_same_on_every_path_with_one_column_rule(files, engine):
     _same(float(ref.value), cli["measures"]["il_variables"]["value"], exact=exact)
 
 
+@pytest.mark.duckdb
 def test_the_old_engine_format_is_gone(files):
     x, xm, px, pm = files
-    if not HAS_DUCKDB:
-        pytest.skip("needs duckdb")
     cli = _cli_json(_risk_argv(px, "duckdb"))
     assert cli["format"] == "pysdc-risk-1" and "top_combinations" not in cli and "provenance" in cli
 
 
-@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.skipif(not HAS_DUCKDB,
-                                                                                             reason="needs duckdb"))])
+@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.duckdb)])
 def test_output_is_the_result_in_every_command_and_records_are_1_based(files, tmp_path, engine):
     """--output means the command's result in every command (report: the HTML report; risk and utility: the
     model as .json, .md or .txt); risk's per-record table is --records, numbered 1, 2, ... as users read rows."""
@@ -221,8 +214,7 @@ def test_output_is_the_result_in_every_command_and_records_are_1_based(files, tm
         assert back.loc[back["record"] == top["record"], "risk"].iloc[0] == top["risk"]
 
 
-@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.skipif(not HAS_DUCKDB,
-                                                                                             reason="needs duckdb"))])
+@pytest.mark.parametrize("engine", ["pandas", pytest.param("duckdb", marks=pytest.mark.duckdb)])
 def test_a_text_numeric_variable_is_refused_alike(files, engine):
     """The roles are checked once, as SdcProblem checks them: a text column named numeric is refused on every
     path with the same advice."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import html as html_lib
 import importlib.util
 import re
-import shutil
 import subprocess
 import sys
 
@@ -20,6 +19,8 @@ from pysdc._format import fmt
 from pysdc.cli import main
 from pysdc.problem import html_report
 from pysdc.report import SDCMICRO_REFERENCE, SECTIONS
+
+from _live import chromium_path
 
 KEYS = ["region", "urbrur", "sex", "age_group", "education"]
 NUMS = ["income", "expenditure", "savings"]
@@ -172,14 +173,6 @@ def test_cli_files(tmp_path, capsys):
 # ------------------------------------------------------------------------------------------- a real browser
 
 
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        exe = shutil.which(name)
-        if exe:
-            return exe
-    return None
-
-
 def _browser(exe: str, *args: str) -> subprocess.CompletedProcess:
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-extensions",
              "--no-first-run", "--disable-dev-shm-usage"]
@@ -188,9 +181,7 @@ def _browser(exe: str, *args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def rendered(full, tmp_path_factory):
-    exe = _chromium()
-    if exe is None:
-        pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
+    exe = chromium_path()
     path = tmp_path_factory.mktemp("browser") / "report.html"
     path.write_text(full, encoding="utf-8")
     res = _browser(exe, "--dump-dom", path.as_uri())
@@ -198,6 +189,7 @@ def rendered(full, tmp_path_factory):
     return exe, path, res.stdout
 
 
+@pytest.mark.chromium
 def test_chromium_renders_every_section(rendered):
     _, _, dom = rendered
     for sid, heading in SECTIONS:
@@ -213,6 +205,7 @@ def test_chromium_renders_every_section(rendered):
         assert n >= 3 * len(NUMS) + 4
 
 
+@pytest.mark.chromium
 def test_chromium_screenshot(rendered, tmp_path):
     exe, path, _ = rendered
     shot = tmp_path / "shot.png"

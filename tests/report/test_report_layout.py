@@ -18,7 +18,6 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-import shutil
 import subprocess
 import warnings
 from pathlib import Path
@@ -30,6 +29,8 @@ import pysdc
 from pysdc import SdcProblem
 from pysdc.cli import main
 from pysdc.problem import html_report
+
+from _live import chromium_path
 
 ROOT = Path(__file__).resolve().parents[2]
 INPUTS = ROOT / "r_reference" / "inputs"
@@ -50,18 +51,10 @@ document.querySelectorAll('.flag').forEach(function(f){var r=f.getBoundingClient
 document.body.setAttribute('data-layout',JSON.stringify(out));});</script>"""
 
 
-def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
-        exe = shutil.which(name)
-        if exe:
-            return exe
-    pytest.skip("Chromium is not installed (Debian: apt-get install chromium)")
-
-
 def _browser(*args: str) -> subprocess.CompletedProcess:
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-extensions",
              "--no-first-run", "--disable-dev-shm-usage", "--hide-scrollbars"]
-    return subprocess.run([_chromium(), *flags, *args], capture_output=True, text=True, timeout=180)
+    return subprocess.run([chromium_path(), *flags, *args], capture_output=True, text=True, timeout=180)
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +127,7 @@ def _tables(doc: str) -> list[tuple[str, list[str], list[list[str]], list[str]]]
 # ------------------------------------------------------------------------------------------------------ layout
 
 
+@pytest.mark.chromium
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_page_never_scrolls_sideways(layouts, width):
     """At 1,400 px the old report's page was 2,783 px wide (the navigation on one unbreakable line); a wide table
@@ -144,6 +138,7 @@ def test_the_page_never_scrolls_sideways(layouts, width):
     assert not lay["beyond"], f"elements reach past the window's right edge: {lay['beyond'][:10]}"
 
 
+@pytest.mark.chromium
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_navigation_fits_the_window(layouts, width):
     lay = layouts[width]
@@ -153,6 +148,7 @@ def test_the_navigation_fits_the_window(layouts, width):
         assert len({round(a["top"]) for a in lay["nav"]}) > 1
 
 
+@pytest.mark.chromium
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_demo_report_never_scrolls_sideways(width, tmp_path):
     """The demo adds what eusilc's run has not: a regression table, l-diversity, a household id."""
@@ -182,6 +178,7 @@ def test_wide_tables_keep_their_text_readable(eusilc):
 # ------------------------------------------------------------------------------------------------------ verdict
 
 
+@pytest.mark.chromium
 def test_the_verdict_comes_first_and_answers_in_plain_language(eusilc, layouts):
     _, doc = eusilc
     ids = re.findall(r'<section id="([^"]+)">', doc)
@@ -238,6 +235,7 @@ def test_verdict_k_follows_the_chosen_k(tmp_path):
 # ------------------------------------------------------------------------------------------------------ warnings
 
 
+@pytest.mark.chromium
 def test_each_warning_stands_next_to_its_number(eusilc, layouts):
     _, doc = eusilc
     util = _section(doc, "utility")
