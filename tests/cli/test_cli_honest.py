@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 import pandas as pd
@@ -148,14 +147,22 @@ def test_long_ids_can_be_read_as_text(tmp_path, capsys):
     assert code == 0 and rep["household"]["expected_reidentifications"] == pytest.approx(2.5)
 
 
-def test_wide_csv_reads_only_the_needed_columns(tmp_path, capsys):
-    """Benchmark-like: 2,000 rows x 5,000 columns, 3 of them used (the issue's 20,000 columns took 12 s)."""
+def test_wide_csv_reads_only_the_needed_columns(tmp_path, capsys, monkeypatch):
+    """2,000 rows x 5,000 columns, 3 of them used (the issue's 20,000 columns took 12 s): every pass of the
+    CSV parser over the records reads only the columns named (a structural check, not a timed one)."""
     rng = np.random.default_rng(0)
     wide = pd.DataFrame(rng.integers(0, 3, size=(2000, 5000)), columns=[f"v{i}" for i in range(5000)])
     wide.to_csv(tmp_path / "wide.csv", index=False)
-    t0 = time.perf_counter()
+    passes = []
+    real = pd.read_csv
+
+    def spy(*args, **kwargs):
+        passes.append((kwargs.get("usecols"), kwargs.get("nrows")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pd, "read_csv", spy)
     code, out, _ = run(capsys, "risk", str(tmp_path / "wide.csv"), "--keys", "v1,v2,v3", "--json")
-    elapsed = time.perf_counter() - t0
     rep = json.loads(out)
     assert code == 0 and rep["data"]["n_columns"] == 5000 and rep["data"]["n_records"] == 2000
-    assert elapsed < 10
+    full = [u for u, n in passes if n is None or n >= 2000]  # passes over all the records
+    assert full and all(u is not None and len(list(u)) <= 3 for u in full), passes
