@@ -6,6 +6,8 @@ A page asks for a generated part with a marker line ``<!-- pysdc:generate NAME -
 - ``names``: the R <-> Python name table, ``pysdc._registry.markdown_table()`` verbatim;
 - ``catalogue``: every registered measure by family, with its sdcMicro name, its first docstring line,
   its result and whether the R bridge runs it (from ``pysdc._registry.MEASURES``);
+- ``api-r-measures`` / ``api-r-methods``: the API reference of ``pysdc.r``'s wrappers, one block each, as
+  ``pysdc.r`` makes them from the registries (``pysdc.r._measures.WRAPPERS``, ``pysdc.r._methods.METHOD_WRAPPERS``);
 - ``questions``: the rows of the question table (docs/measures.md) that registry entries declare
   (``Measure.question``), appended to the page's hand-written rows;
 - ``api-measures``: the API reference's measures, one mkdocstrings block each, by the registry's groups
@@ -101,6 +103,18 @@ def api_measures() -> str:
     for n in results:
         out += _api_block(f"pysdc.{n}")
     return "\n".join(out)
+
+
+def api_r_measures() -> str:
+    from pysdc.r._measures import WRAPPERS
+
+    return "\n".join(line for n in WRAPPERS for line in _api_block(f"pysdc.r.{n}"))
+
+
+def api_r_methods() -> str:
+    from pysdc.r._methods import METHOD_WRAPPERS
+
+    return "\n".join(line for n in METHOD_WRAPPERS for line in _api_block(f"pysdc.r.{n}"))
 
 
 def divergences() -> str:
@@ -222,7 +236,8 @@ def methods() -> str:
     return "\n".join(out) + "\n"
 
 
-GENERATORS = {"names": names, "catalogue": catalogue, "api-measures": api_measures, "questions": questions, "divergences": divergences, "cli": cli,
+GENERATORS = {"names": names, "catalogue": catalogue, "api-measures": api_measures, "api-r-measures": api_r_measures,
+              "api-r-methods": api_r_methods, "questions": questions, "divergences": divergences, "cli": cli,
               "sdcmicro-exports": sdcmicro_exports, "methods": methods}
 
 

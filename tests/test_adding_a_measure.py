@@ -3,8 +3,8 @@
 What makes it possible, checked so that a hand list cannot come back unnoticed:
 
 - ``pysdc`` exports every registry measure and result class, and ``pysdc/__init__.py`` names none of them in its code;
-- the API reference (docs/reference/api.md) lists no measure by hand: its measure blocks are generated from
-  ``pysdc._registry.GROUPS`` at build time, and the generator covers every entry and result class;
+- the API references (docs/reference/api.md, api-r.md) list no measure or bridge wrapper by hand: their blocks are
+  generated from the registries at build time, and the generators cover every entry, result class and wrapper;
 - the README's measure list is the generated one (``python docs/_generate.py --readme``);
 - the measures the problem assesses by their entry (``assess="linkage"``) are named nowhere in the code of the
   problem, the model, the renderers or the CLI: the JSON schema, the engines' skipped entries, the report's
@@ -78,6 +78,20 @@ def test_the_api_reference_has_no_hand_list_of_measures():
     generated = _generate().api_measures()
     missing = [n for n in names if f"::: pysdc.{n}\n" not in generated]
     assert not missing, f"the generated API reference lacks {missing}"
+
+
+def test_the_bridge_reference_has_no_hand_list_of_wrappers():
+    from pysdc.r._measures import WRAPPERS
+    from pysdc.r._methods import METHOD_WRAPPERS
+
+    api = (ROOT / "docs" / "reference" / "api-r.md").read_text(encoding="utf-8")
+    wrappers = {*WRAPPERS, *METHOD_WRAPPERS}
+    by_hand = [n for n in re.findall(r"^::: pysdc\.r\.(\w+)", api, re.M) if n in wrappers]
+    assert not by_hand, f"docs/reference/api-r.md lists {by_hand} by hand: they are generated from the registries"
+    gen = _generate()
+    generated = gen.api_r_measures() + "\n" + gen.api_r_methods() + "\n"
+    assert all(f"::: pysdc.r.{n}\n" in generated for n in wrappers)
+    assert {m.python for m in _registry.MEASURES if m.r and m.bridge} <= set(WRAPPERS)
 
 
 def test_the_readme_catalogue_is_current():
