@@ -17,7 +17,8 @@ What sdcMicro does (observed step by step, and pinned by ``r_reference/outputs/m
   ``scale``'s, which differs in the last bits), transformed back (times that deviation, plus the mean).
   ``measure`` is ignored (sdcMicro's list then has no ``measure``).
 
-The loop runs over groups (``n / aggr`` rounds), each vectorised over the remaining records.
+The loop runs over groups (``n / aggr`` rounds), each vectorised over the remaining records (compacted when
+half of them are grouped; the ``aggr`` nearest found by a partition, ties taken in record order).
 """
 
 from __future__ import annotations
@@ -62,24 +63,31 @@ def rmd_groups(x: np.ndarray, aggr: int, rdist: np.ndarray) -> np.ndarray:
     z = standardise(x)
     groups = np.full(n, -1, dtype=np.int64)
     by_distance = np.lexsort((np.arange(n), -rdist))  # largest first; ties: record order
-    alive = np.ones(n, dtype=bool)
+    ids = np.arange(n)  # the remaining records (in record order), compacted now and then
+    cols = np.ascontiguousarray(z.T)
+    dead = np.zeros(n, dtype=bool)
     remaining = n
     gid = 0
     pos = 0
-    zt = np.ascontiguousarray(z.T)
     while remaining >= 2 * aggr:
-        while not alive[by_distance[pos]]:
+        while groups[by_distance[pos]] >= 0:
             pos += 1
         r = by_distance[pos]
-        cand = np.flatnonzero(alive)
-        diff = zt[:, cand] - z[r][:, None]
+        diff = cols - z[r][:, None]
         d = (diff * diff).sum(axis=0)
-        near = cand[np.argsort(d, kind="stable")[:aggr]]
-        groups[near] = gid
-        alive[near] = False
+        d[dead] = np.inf
+        kth = np.partition(d, aggr - 1)[aggr - 1]
+        less = np.flatnonzero(d < kth)
+        near = np.concatenate([less, np.flatnonzero(d == kth)[: aggr - less.size]])  # ties: record order
+        groups[ids[near]] = gid
+        dead[near] = True
         remaining -= aggr
         gid += 1
-    groups[alive] = gid
+        if remaining * 2 < ids.size:
+            keep = ~dead
+            ids, cols = ids[keep], cols[:, keep]
+            dead = np.zeros(ids.size, dtype=bool)
+    groups[groups < 0] = gid
     return groups
 
 

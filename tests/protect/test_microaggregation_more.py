@@ -97,6 +97,33 @@ def test_rmd_groups_by_robust_distance_then_nearest_standardised():
     assert sizes.min() == 2 and sizes.max() <= 3
 
 
+def _rmd_groups_plain(x, aggr, rdist):
+    # the rule written plainly: every round over all remaining records, a stable sort of their distances
+    from pysdc.core.microagg_pca import standardise
+
+    z = standardise(x)
+    groups = np.full(len(x), -1)
+    gid = 0
+    while (groups < 0).sum() >= 2 * aggr:
+        rem = np.flatnonzero(groups < 0)
+        r = rem[np.argmax(rdist[rem])]
+        d = ((z[rem] - z[r]) ** 2).sum(axis=1)
+        groups[rem[np.argsort(d, kind="stable")[:aggr]]] = gid
+        gid += 1
+    groups[groups < 0] = gid
+    return groups
+
+
+@pytest.mark.parametrize("aggr", [2, 3, 5])
+def test_rmd_fast_rounds_are_the_plain_rule_on_ties(aggr):
+    from pysdc.core.microagg_rmd import rmd_groups
+
+    rng = np.random.default_rng(aggr)
+    x = rng.integers(0, 4, size=(300, 3)).astype(float)  # many identical records: ties everywhere
+    rdist = np.round(rng.random(300) * 5)  # tied robust distances too
+    assert np.array_equal(rmd_groups(x, aggr, rdist), _rmd_groups_plain(x, aggr, rdist))
+
+
 def test_rmd_refusals():
     df = pd.DataFrame({"a": [1.0, 2, 3, np.nan, 5, 6, 7, 8], "b": [1.0, 3, 2, 5, 4, 7, 6, 9]})
     with pytest.raises(InvalidParameterError, match="pysdc.r.microaggregation"):
