@@ -406,6 +406,8 @@ def _run_microaggregation(fn, a, data):
     kw = {k: (_nums(a[k]) if k == "aggr" else a[k]) for k in ("aggr", "strata_variables", "method", "measure",
                                                                "varsort", "trim", "nc", "clustermethod", "transf")
           if k in a}
+    if "seed" in a:
+        kw["random_state"] = int(a["seed"])
     variables = a.get("variables")
     res = fn(data, variables, **kw)
     variables = list(variables or data.columns)
@@ -463,7 +465,8 @@ def _microaggregation_from_r(out, values):
     if len(mx) == len(values["data"]):
         mx.index = values["data"].index  # R's row names 1..n
     return MicroaggregationResult(x=values["data"], mx=mx, method=str(out["method"]), aggr=int(out["aggr"]),
-                                  measure=str(out["measure"]), fot=fot, groups=None)
+                                  measure=None if out.get("measure") is None else str(out["measure"]), fot=fot,
+                                  groups=None)  # rmd: sdcMicro's list has no measure (NULL)
 
 
 def _run_mafast(fn, a, data):
@@ -691,13 +694,15 @@ METHODS: tuple[Method, ...] = (
         python="microaggregation", r="microaggregation", family="microaggregation", native=microaggregation,
         arguments={"data": "obj", "variables": "variables", "aggr": "aggr", "strata_variables": "strata_variables",
                    "method": "method", "weights": "weights", "nc": "nc", "clustermethod": "clustermethod",
-                   "measure": "measure", "trim": "trim", "varsort": "varsort", "transf": "transf"},
+                   "measure": "measure", "trim": "trim", "varsort": "varsort", "transf": "transf",
+                   "random_state": None},
         defaults={"variables": None, "aggr": 3, "strata_variables": None, "method": "mdav", "weights": None,
                   "nc": 8, "clustermethod": "clara", "measure": "mean", "trim": 0, "varsort": 1, "transf": "log"},
-        formals_of="microaggregation",
+        formals_of="microaggregation", r_seed="random_state",
         notes="native: mdav (sdcMicro's single-precision distances and tie rule), simple, single, onedims "
-              "(mean/median), pca (mean/median/trim), one variable through mafast; rmd, clust*, influence, "
-              "weights, onestep (and trim for the other methods) through the bridge only. The returned list (x, "
+              "(mean/median), pca (mean/median/trim), rmd (complete data; random_state=s: R's set.seed(s) before "
+              "covMcd), one variable through mafast; clust*, influence, weights, onestep (and trim for the other "
+              "methods) through the bridge only. The returned list (x, "
               "mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
         to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
         run_case=_run_microaggregation, compare_case=_compare_microaggregation,
