@@ -41,11 +41,13 @@ class Roles:
     result : str
         Where the native result holds the new values: ``"frame"`` (the returned DataFrame), ``"mx"``
         (MicroaggregationResult), ``"xm"`` (AddNoiseResult), ``"data"`` (LocalSuppressionResult), ``"pram"``
-        (PramResult's ``<v>_pram`` columns).
+        (PramResult's ``<v>_pram`` columns), ``"swap"`` (record_swap's frame, ordered by household: the
+        hierarchy and carry_along columns, back in the problem's record order).
     fill : dict
         Native argument -> what the problem gives: ``"key_vars"``, ``"num_vars"``, ``"strata"`` (its strata
         variable, as a list or None), ``"alpha"`` (createSdcObj's default option 1), ``"individual_risk"``
-        (measure_risk's individual risk of the current data, sdcMicro's ``risk$individual[, 1]``).
+        (measure_risk's individual risk of the current data, sdcMicro's ``risk$individual[, 1]``), ``"hid"`` (its
+        household id, sdcMicro's ``hhId``), ``"false"`` (False: e.g. no extra column of swapped ids in a step).
         These arguments are not the caller's (sdcMicro takes them from the object), except those in
         ``fill_default``.
     fill_default : tuple of str
@@ -116,4 +118,18 @@ ROLES: dict[str, Roles] = {
         fill={"key_vars": "key_vars", "risk": "individual_risk"},
         sdcmicro="localSupp(obj, threshold, keyVar): keyVar of manipKeyVars where risk$individual[, 1] > "
                  "threshold, then calcRisks"),
+    "rank_swap": Roles(
+        ("numeric",), "variables", default="numeric", remeasure=_NUM,
+        sdcmicro="rankSwap(obj, variables, TopPercent, BottomPercent, R0, P, seed): manipNumVars (every numeric "
+                 "key variable by default), then dRisk and dUtility; seed is its C++ generator's, so sdcMicro "
+                 "swaps other records than pysdc for the same seed (listed divergence rankSwap:*)"),
+    "record_swap": Roles(
+        ("key", "pram"), "hierarchy", remeasure={"key": "risk", "pram": "risk"}, result="swap",
+        fill={"hid": "hid", "risk_variables": "key_vars", "return_swapped_id": "false"},
+        fill_default=("risk_variables",),
+        sdcmicro="recordSwap(obj, hierarchy, similar, ...): hid is the object's hhId, risk_variables its keyVars; "
+                 "sdcMicro's method swaps origData and returns the swapped data.table, not an object -- on a "
+                 "problem the step swaps the manipulated data (hierarchy and carry_along move between households), "
+                 "then the key variables' risk is re-measured; seed is its C++ generator's, so sdcMicro swaps "
+                 "other households than pysdc for the same seed (listed divergence recordSwap:*)"),
 }

@@ -71,6 +71,8 @@ class Step:
             r_name = m.arguments.get(name, name)
             if name == "random_state":
                 continue
+            if name in m.r_convert:  # the same meaning in sdcMicro's terms (rankSwap's P: a fraction)
+                value = m.r_convert[name](value)
             parts.append(f"{r_name or name} = {r_value(value)}")
         seed = self.arguments.get("random_state")
         pre = f"set.seed({seed}); " if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else ""
@@ -250,6 +252,14 @@ def _fill(problem, m: Method, current: pd.DataFrame, given: dict) -> dict:
             out[arg] = 1.0  # createSdcObj's option alpha (its default)
         elif what == "individual_risk":
             out[arg] = _individual_risk(problem, current)
+        elif what == "hid":
+            if not problem.hid:
+                raise InvalidParameterError(
+                    f"{m.python}: the problem has no household id (hid); sdcMicro's {m.r} on an sdcMicroObj takes "
+                    "it from hhId (createSdcObj(hhId = ...)): state the problem with hid=... .")
+            out[arg] = problem.hid
+        elif what == "false":
+            out[arg] = False
         else:  # pragma: no cover - a registry declaration error
             raise InvalidParameterError(f"{m.python}: unknown fill {what!r} in the registry.")
     return out
@@ -282,8 +292,11 @@ def apply_step(problem, name: str, args: tuple = (), kwargs: dict | None = None)
         kw["variables"] = [zero, variables[0]]
     else:
         kw["data"] = current
+    if r.result == "swap" and kw.get("carry_along") is not None:  # carried along: changed as the hierarchy
+        carried = _variables(problem, m, {r.argument: kw["carry_along"]})
+        variables = [*variables, *(c for c in carried if c not in variables)]
     res = m.native(**kw)
-    new = _new_values(res, r.result, variables, problem)
+    new = _new_values(res, r.result, variables, problem, kw.get("data"))
     manip = current.copy(deep=False)
     for v in new.columns:
         manip[v] = new[v].to_numpy() if not isinstance(new[v].dtype, pd.CategoricalDtype) else new[v].array
@@ -294,9 +307,14 @@ def apply_step(problem, name: str, args: tuple = (), kwargs: dict | None = None)
     return problem._stepped(manip, step)
 
 
-def _new_values(res, where: str, variables: list, problem) -> pd.DataFrame:
+def _new_values(res, where: str, variables: list, problem, data=None) -> pd.DataFrame:
     if where == "frame":
         return res[variables]
+    if where == "swap":  # record_swap's records come ordered by household id (stable): back to the data's order
+        pos = np.argsort(data[problem.hid].to_numpy(), kind="stable")  # result row i is the data's row pos[i]
+        inv = np.empty_like(pos)
+        inv[pos] = np.arange(pos.size)
+        return pd.DataFrame({v: res[v].array.take(inv) for v in variables}, index=data.index)
     if where == "mx":
         return res.mx[variables]
     if where == "xm":

@@ -12,13 +12,14 @@ import functools
 import inspect
 
 import numpy as np
+import pandas as pd
 
 from .._errors import InvalidParameterError
 from .._registry._methods import METHODS, Method
 from .._validation import validate
 from . import _session
 
-__all__ = ["METHOD_WRAPPERS", "method_function"]
+__all__ = ["METHOD_WRAPPERS", "method_function", "record_swap_step"]
 
 
 def run(entry: Method, values: dict):
@@ -87,3 +88,34 @@ def method_function(entry: Method):
 
 #: python name -> bridge wrapper, for every method entry with a bridge
 METHOD_WRAPPERS = {m.python: method_function(m) for m in METHODS if m.bridge}
+
+
+def record_swap_step(obj, kwargs: dict, hid: str, key_vars: list):
+    """A problem's ``record_swap`` step replayed on an sdcMicroObj (a :class:`pysdc.r.SdcObj`): a new SdcObj.
+
+    sdcMicro's ``recordSwap`` on an sdcMicroObj swaps its ORIGINAL data and returns a data.table, not an object; a
+    problem's step swaps the manipulated data. So the object's manipulated data (``extractManipData``) are swapped by
+    sdcMicro's ``recordSwap`` (``hid`` the object's household id, ``risk_variables`` its key variables unless
+    given, ``seed`` its C++ generator's), the swapped key variables go back into ``manipKeyVars`` in the object's
+    record order, and ``calcRisks`` re-measures -- what the native step does, with sdcMicro's swaps.
+    """
+    data = obj._call("extractManipData")
+    args = dict(kwargs)
+    if args.get("risk_variables") is None:
+        args["risk_variables"] = list(key_vars)
+    hierarchy = [args.pop("hierarchy")] if isinstance(kwargs["hierarchy"], str) else list(args.pop("hierarchy"))
+    similar = args.pop("similar")
+    out = METHOD_WRAPPERS["record_swap"](data, hid, hierarchy, similar, **args)
+    pos = np.argsort(data[hid].to_numpy(), kind="stable")  # sdcMicro returns the records ordered by household
+    inv = np.empty_like(pos)
+    inv[pos] = np.arange(pos.size)
+    moved = list(dict.fromkeys(hierarchy + list(args.get("carry_along") or [])))
+    mk = obj.get("manipKeyVars")
+    for v in moved:
+        mk[v] = pd.Categorical(np.asarray(out[v].astype(object))[inv], categories=mk[v].cat.categories,
+                               ordered=mk[v].cat.ordered)
+    with _session.LOCK:
+        handle = _session.call("set.sdcMicroObj", (obj.handle,), {"type": "manipKeyVars", "input": [mk]},
+                               package="sdcMicro", as_robject=True)
+        handle = _session.call("calcRisks", (handle,), {}, package="sdcMicro", as_robject=True)
+    return type(obj)(handle)

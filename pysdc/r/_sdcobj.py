@@ -19,6 +19,7 @@ from ..io import as_frame
 from ..problem import SdcProblem, _validate
 from ..problem._steps import protected_problem
 from . import _session
+from ._methods import record_swap_step
 from ._objects import RObject
 
 __all__ = ["SdcObj", "PRINT_TYPES"]
@@ -53,7 +54,13 @@ def _step_call(step) -> tuple:
             value = value.tolist()
         if r_name in ("variables", "strata_variables", "var") and isinstance(value, str):
             value = [value]
+        if name in m.r_convert:  # the same meaning in sdcMicro's terms (rankSwap's P: a fraction of the records)
+            value = m.r_convert[name](value)
         kwargs[r_name] = value
+    if m.r == "recordSwap" and any(r != "key" for r in step.roles):
+        raise InvalidParameterError(
+            f"SdcObj.from_problem: the record_swap step swapped {list(step.variables)}, not all key variables; an "
+            "sdcMicroObj holds manipulated values of its key (and numeric) variables only, so it cannot carry it.")
     seed = step.arguments.get("random_state")
     return m.r, seed, kwargs
 
@@ -212,7 +219,10 @@ class SdcObj:
         spec = problem.specification
         obj = cls.create(problem.data, spec.pop("key_vars"), **spec, **r_options)
         for fun, seed, kwargs in calls:  # the problem's steps, applied by sdcMicro (each with its set.seed)
-            obj = obj.apply(fun, seed=seed, **kwargs)
+            if fun == "recordSwap":  # sdcMicro's method returns swapped data, not an object
+                obj = record_swap_step(obj, kwargs, problem.hid, problem.key_vars)
+            else:  # an R argument named seed (rankSwap's own generator) is passed as seed_ (apply's seed is set.seed)
+                obj = obj.apply(fun, seed=seed, **{("seed_" if k == "seed" else k): v for k, v in kwargs.items()})
         return obj
 
     # ------------------------------------------------------------------ R access

@@ -79,7 +79,7 @@ def test_json_summary_and_yaml(tmp_path, capsys, expected):
 
 
 @pytest.mark.parametrize(("steps", "message"), [
-    ({"steps": [{"method": "rankSwap"}]}, "unknown method 'rankSwap'"),
+    ({"steps": [{"method": "argus_rankswap"}]}, "unknown method 'argus_rankswap'"),
     ({"steps": [{"method": "localSuppression", "kk": 3}]}, "unexpected keyword argument 'kk'"),
     ({"steps": [{"method": "localSuppression", "key_vars": ["region"]}]}, "problem gives them"),
     ({"steps": []}, "non-empty list"),

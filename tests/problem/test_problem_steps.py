@@ -121,7 +121,7 @@ def test_refusals(problem, suppressed):
     with pytest.raises(InvalidParameterError, match="unexpected keyword"):
         problem.local_suppression(kk=3)
     with pytest.raises(InvalidParameterError, match="unknown protection method"):
-        bind_step("rank_swap")
+        bind_step("shuffle")  # no sdcMicroObj step in pysdc (shuffle has no roles)
     with pytest.raises(InvalidParameterError, match="PRAM variables"):
         problem.pram()
     p1 = problem.pram(variables="marital", random_state=1)
