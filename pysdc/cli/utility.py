@@ -53,7 +53,8 @@ def add_parser(sub) -> None:
     u.add_argument("masked", nargs="?", metavar="MASKED", help="masked data, same records in the same order")
     u.add_argument("--demo", action="store_true", help="use pysdc's demo data (original and masked)")
     add_names_flag(u, "--numeric", "numeric (continuous) variables to compare (default: the double columns of both "
-                                   "files but the weight, household id, record ids and key variables; the report "
+                                   "files but the weight (by --weight or by name), household id, record ids and key "
+                                   "variables; the report "
                                    "says which were taken and which left out, and why)")
     add_names_flag(u, "--keys", "categorical (key) variables to compare (IL_variables, il_categorical)")
     add_alias(u, "--vars", "--numeric", "vars", nargs="+",

@@ -251,6 +251,31 @@ def test_utility_default_variables_are_the_doubles_a_user_means(capsys, files):
     rep = json.loads(run(capsys, "utility", px, pm, "--keys", "region", "--weight", "wgt", "--hid", "hh",
                          "--json")[1])
     assert rep["variables"]["selected"] == ["region", "income", "savings"]
+    # without --weight, a sampling weight is still left out by its name (and said)
+    rep = json.loads(run(capsys, "utility", px, pm, "--hid", "hh", "--json")[1])
+    assert rep["variable_selection"]["numeric_taken"] == ["income", "savings"]
+    assert "sampling weight" in rep["variable_selection"]["left_out"]["wgt"]
+
+
+def test_utility_default_leaves_out_eusilc_weights_by_name(capsys, tmp_path):
+    """eusilc's rb050 (personal) and db090 (household weight) are plain doubles: left out, and said."""
+    rng = np.random.default_rng(1)
+    n = 50
+    x = pd.DataFrame({"rb050": rng.uniform(100, 900, n), "DB090": rng.uniform(100, 900, n),
+                      "py010n": rng.normal(2e4, 5e3, n), "sample_weight": rng.uniform(1, 5, n)})
+    xm = x.copy()
+    xm["py010n"] += rng.normal(0, 100, n)
+    px, pm = tmp_path / "x.csv", tmp_path / "xm.csv"
+    x.to_csv(px, index=False)
+    xm.to_csv(pm, index=False)
+    code, out, err = run(capsys, "utility", str(px), str(pm), "--json")
+    assert code == 0, err
+    sel = json.loads(out)["variable_selection"]
+    assert sel["numeric_taken"] == ["py010n"]
+    assert all("sampling weight" in sel["left_out"][c] for c in ("rb050", "DB090", "sample_weight"))
+    # named explicitly, a weight-named column is compared
+    code, out, err = run(capsys, "utility", str(px), str(pm), "--numeric", "py010n,rb050", "--json")
+    assert code == 0 and json.loads(out)["variables"]["selected"] == ["py010n", "rb050"]
 
 
 # --------------------------------------------------------------------------- --help lists every format
