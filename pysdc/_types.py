@@ -22,11 +22,15 @@ import pandas as pd
 
 from ._errors import InvalidParameterError
 
-__all__ = ["r_class", "as_float", "numeric_columns", "R_CLASSES", "NUMERIC_CLASSES"]
+__all__ = ["r_class", "as_float", "numeric_columns", "R_CLASSES", "NUMERIC_CLASSES", "NUMERIC_MATRIX_CLASSES", "R_INT_MAX"]
 
 R_CLASSES = ("numeric", "integer", "logical", "character", "factor", "ordered", "POSIXct")
 #: the R classes sdcMicro's numeric measures (dUtility, IL_correl) compute on
 NUMERIC_CLASSES = ("numeric", "integer")
+#: the R classes a measure given numeric data accepts (R's as.matrix keeps them numeric; logical as 0/1)
+NUMERIC_MATRIX_CLASSES = ("numeric", "integer", "logical")
+#: R's largest integer (R's integers are 32 bit; NA_integer_ is -2^31)
+R_INT_MAX = 2**31 - 1
 
 
 def r_class(s: pd.Series) -> str:

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import io as _io
 from .._errors import InvalidParameterError
+from .._types import R_INT_MAX
 from ..io import FALSE_TEXTS, TRUE_TEXTS, check_dtype_fits, effective_entry, warn_big_integers
 
 __all__ = ["csv_options", "duckdb_csv", "spark_csv"]
@@ -40,7 +41,6 @@ _WS = "[ \t\n\r\x0b\x0c\x1c-\x1f]"
 _INT = f"^{_WS}*([+-]?[0-9]+)?{_WS}*$"
 _FLOAT = f"^{_WS}*([+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf|infinity|nan)))?{_WS}*$"
 _TRIM = (f"^{_WS}+", f"{_WS}+$")
-_INT32_MAX = 2147483647
 #: DuckDB's own CSV encodings (others need its "encodings" extension, which pysdc does not load)
 _DUCK_ENCODINGS = {"utf-8-sig": "utf-8", "utf-8": "utf-8", "latin-1": "latin-1", "iso8859-1": "latin-1",
                    "utf-16": "utf-16"}
@@ -188,7 +188,7 @@ def _classes(row: dict, header: list, cols: list) -> dict:
             out[name] = "logical"
         elif row[f"i{i}"] == 1:
             big = row[f"m{i}"]
-            out[name] = "numeric" if big is not None and big > _INT32_MAX else "integer"
+            out[name] = "numeric" if big is not None and big > R_INT_MAX else "integer"
             if big is not None and big > 2**53:  # as the pandas path warns
                 warn_big_integers(None, f"column {name!r}")
         elif row[f"f{i}"] == 1:

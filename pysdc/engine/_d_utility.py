@@ -10,14 +10,16 @@ import pandas as pd
 
 from .._errors import DegenerateResultWarning, InvalidParameterError, PysdcWarning
 from .._results import DUtilityResult
+from .._types import NUMERIC_MATRIX_CLASSES
 from .._validation import same_columns, user_stacklevel
+from ..core.dutility import CELLWISE_METHODS, D_UTILITY_METHODS
 from ..core.eigen import degenerate, eigen_result, eigenvalues
 from ._passes import _fnum, _lit, _paired, _run, _together
 
-__all__ = ["d_utility_engine"]
+__all__ = ["d_utility_engine", "ENGINE_METHODS"]
 
-
-_NUMERIC = ("numeric", "integer", "logical")
+#: the dUtility methods an engine computes (robeigen's MCD iterates on random subsets in memory: refused below)
+ENGINE_METHODS = tuple(m for m in D_UTILITY_METHODS if m != "robeigen")
 
 
 # =============================================================================
@@ -25,7 +27,7 @@ _NUMERIC = ("numeric", "integer", "logical")
 
 
 def _refuse_non_numeric(name: str, t, cols) -> None:
-    bad = [(c, t.rclass(c)) for c in cols if t.rclass(c) not in _NUMERIC]
+    bad = [(c, t.rclass(c)) for c in cols if t.rclass(c) not in NUMERIC_MATRIX_CLASSES]
     if bad:
         shown = ", ".join(f"{c!r} ({cls})" for c, cls in bad[:5])
         raise InvalidParameterError(
@@ -42,7 +44,7 @@ def _d_utility_checks(x, xm, method, average, random_state) -> tuple[list, bool]
             "and iterates on them in memory. Use method='eigen' (exact on the engine), or compute robeigen on a "
             "sample read into pandas."
         )
-    if average and method not in ("IL1", "IL1s"):
+    if average and method not in CELLWISE_METHODS:
         raise InvalidParameterError(
             f"average=True applies to the cell-wise measures 'IL1' and 'IL1s' only; got method={method!r}."
         )
@@ -58,7 +60,7 @@ def _d_utility_checks(x, xm, method, average, random_state) -> tuple[list, bool]
     if not cols_x:
         raise InvalidParameterError("x has no columns; pass at least one numeric variable.")
     if method == "eigen":
-        non_numeric = sorted({str(c) for t in (x, xm) for c in cols_x if t.rclass(c) not in _NUMERIC})
+        non_numeric = sorted({str(c) for t in (x, xm) for c in cols_x if t.rclass(c) not in NUMERIC_MATRIX_CLASSES})
         if non_numeric:
             warnings.warn(
                 f"d_utility(method='eigen') is NaN: column(s) {non_numeric[:5]} are not numeric, so the data "
@@ -85,7 +87,7 @@ def d_utility_engine(x, xm, method, average, random_state) -> DUtilityResult:
 def _d_utility_plan(fs, js, method, average, cols):
     """dUtility(method) over the paired columns x{j}, m{j} for j in ``js``."""
     p = len(js)
-    if method in ("IL1", "IL1s"):
+    if method in CELLWISE_METHODS:
         n, value = yield from _il1(fs, js, method, average, cols)
     else:
         n, value = yield from _eigen(fs, js)

@@ -16,7 +16,7 @@ import math
 
 from .._errors import InvalidParameterError
 from .._results import DUtilityResult
-from ._d_utility import _counts_means, _d_utility_plan, _eigen_value, _il1, _il1_value, _il1s_total, _pairwise_cov_of_scaled
+from ._d_utility import ENGINE_METHODS, _counts_means, _d_utility_plan, _eigen_value, _il1, _il1_value, _il1s_total, _pairwise_cov_of_scaled
 from ._il_correl import _correl_result, _correl_side, _correl_unpaired, _correl_variables
 from ._il_variables import _il_variables_kinds, _il_variables_plan, _il_variables_result, _missing, _one_sided, _Ordinal, _ordinal_expr
 from ._passes import _fnum, _lit, _paired, _run, _together
@@ -30,7 +30,7 @@ __all__ = ["utility_engine"]
 
 
 def utility_engine(x, xm, numeric: list, scales: dict | None = None,
-                   methods: tuple = ("IL1", "IL1s", "eigen")) -> dict:
+                   methods: tuple = ENGINE_METHODS) -> dict:
     """dUtility (``methods``) and IL_correl of the ``numeric`` variables and IL_variables of all of them, on
     an engine, their plans run together: by position, two (three with missing values) passes over each table
     and one over the paired records; by id, two or three over the joined records (and IL_correl's own).

@@ -9,13 +9,13 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError, PysdcWarning
+from .._types import R_INT_MAX as _INT32_MAX  # (io._schema reads it here)
 
 __all__ = ["TRUE_TEXTS", "FALSE_TEXTS", "check_dtype_fits", "warn_big_integers"]
 
 #: the texts R's ``read.csv`` reads as TRUE / as FALSE (the engines' CSV readers use them too)
 TRUE_TEXTS = ("TRUE", "T", "true", "True")
 FALSE_TEXTS = ("FALSE", "F", "false", "False")
-_INT32_MAX = 2147483647  # R's integers are 32 bit; NA_integer_ is -2^31
 
 _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 _FLOATS = ("float32", "float64", "Float32", "Float64")

@@ -14,9 +14,10 @@ import pandas as pd
 from .._errors import DegenerateResultWarning, InvalidParameterError, PysdcWarning
 from .._foreign import measure
 from .._results import DUtilityResult
-from .._types import r_class
+from .._types import NUMERIC_MATRIX_CLASSES, r_class
 from .._validation import FROM_ARRAY, Boolean, Frame, Options, RandomState, same_columns, user_stacklevel, warn_if_unaligned
 from ..core.distance import r_scale
+from ..core.dutility import CELLWISE_METHODS, D_UTILITY_METHODS
 from ..core.eigen import (
     R_ARITHMETIC_COND,
     condition_number,
@@ -33,16 +34,15 @@ from ..core.eigen import (
 from ..core.mcd import cov_mcd
 from ..core.rrandom import as_rrandom
 from ..engine._d_utility import d_utility_engine
-from ._frames import NUMERIC_CLASSES, column_names, describe_cause, numeric_matrix
+from ._frames import column_names, describe_cause, numeric_matrix
 
 __all__ = ["d_utility", "D_UTILITY_PARAMS"]
 
 
-_METHODS = ("IL1", "IL1s", "eigen", "robeigen")
 D_UTILITY_PARAMS = {
     "x": Frame(allow_array=True),
     "xm": Frame(allow_array=True),
-    "method": Options(_METHODS),
+    "method": Options(D_UTILITY_METHODS),
     "average": Boolean(),
     "random_state": RandomState(),
 }
@@ -272,7 +272,7 @@ def d_utility(
     >>> pysdc.d_utility(x, xm, method="IL1").value   # 100 * |4 - 5| / 4
     25.0
     """
-    if average and method not in ("IL1", "IL1s"):
+    if average and method not in CELLWISE_METHODS:
         raise InvalidParameterError(
             f"average=True applies to the cell-wise measures 'IL1' and 'IL1s' only; got method={method!r}."
         )
@@ -293,7 +293,7 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
     """The number of :func:`d_utility` (frames checked and aligned)."""
     if method in ("eigen", "robeigen"):
         non_numeric = [
-            c for f in (xf, xmf) for c in f.columns if r_class(f[c]) not in NUMERIC_CLASSES
+            c for f in (xf, xmf) for c in f.columns if r_class(f[c]) not in NUMERIC_MATRIX_CLASSES
         ]
         if non_numeric:
             warnings.warn(
@@ -307,7 +307,7 @@ def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: 
     X = numeric_matrix("x", xf)
     XM = numeric_matrix("xm", xmf)
 
-    if method in ("IL1", "IL1s"):
+    if method in CELLWISE_METHODS:
         if X.shape[0] == 0:
             warnings.warn(
                 f"d_utility(method={method!r}) is 0, as in sdcMicro (the sum over no cells), because x and xm "

@@ -10,17 +10,14 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
-from .._types import as_float, r_class
+from .._types import NUMERIC_MATRIX_CLASSES, as_float, r_class
 
-__all__ = ["NUMERIC_CLASSES", "numeric_matrix", "describe_cause", "column_names", "show_names"]
-
-
-NUMERIC_CLASSES = ("numeric", "integer", "logical")
+__all__ = ["numeric_matrix", "describe_cause", "column_names", "show_names"]
 
 
 def numeric_matrix(name: str, frame: pd.DataFrame) -> np.ndarray:
     """Columns of ``frame`` as a float64 matrix; refuses non-numeric columns."""
-    bad = [(c, r_class(frame[c])) for c in frame.columns if r_class(frame[c]) not in NUMERIC_CLASSES]
+    bad = [(c, r_class(frame[c])) for c in frame.columns if r_class(frame[c]) not in NUMERIC_MATRIX_CLASSES]
     if bad:
         shown = ", ".join(f"{c!r} ({cls})" for c, cls in bad[:5])
         raise InvalidParameterError(

@@ -20,14 +20,14 @@ from ..core.ilvariables import il_variables_from_sums, il_variables_kind
 from ..engine._il_variables import il_variables_engine
 from ._frames import show_names
 
-__all__ = ["il_variables", "IL_VARIABLES_PARAMS"]
+__all__ = ["il_variables", "IL_VARIABLES_PARAMS", "SCALES"]
 
-
-_SCALES = ("numeric", "ordinal", "nominal")
+#: the scales IL_variables knows a variable by
+SCALES = ("numeric", "ordinal", "nominal")
 IL_VARIABLES_PARAMS = {
     "x": Frame(),
     "xm": Frame(),
-    "scales": MappingOf(_SCALES, of=("x", "xm")),
+    "scales": MappingOf(SCALES, of=("x", "xm")),
 }
 
 

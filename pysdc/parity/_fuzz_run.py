@@ -27,6 +27,7 @@ import pysdc.r
 
 from .._registry import by_r_name
 from .._tolerances import Tolerance, tolerance_for
+from ..core.dutility import CELLWISE_METHODS
 from ..problem import K_ANON_KS
 from ._check import Comparer, compare_arrays
 from ._corpus import divergence_for
@@ -142,7 +143,7 @@ def variants(ds: FuzzData, rng: np.random.Generator) -> list:
         nk = min(len(keys), int(rng.integers(2, 4)))
         formula = "~ " + " + ".join(keys[:nk])
         out.append(("modRisk", m, {"formulaM": formula, "method": m, "weights": w, "bound": math.inf}, "data"))
-    for meth in (str(rng.choice(["IL1", "IL1s"])), "eigen"):  # one of the sums (2,000 data sets cover both)
+    for meth in (str(rng.choice(list(CELLWISE_METHODS))), "eigen"):  # one of the sums (2,000 data sets cover both)
         out.append(("dUtility", meth, {"method": meth}, "x"))
     covmcd = ds.n <= COVMCD_MAX_N and (rng.random() < 0.1 or any(abs(ds.n - t) <= 3 for t in (600, 1500, 5000)))
     if covmcd:

@@ -32,15 +32,15 @@ from .._errors import PysdcError, RNotAvailableError
 from .._registry import by_python_name
 from .._tolerances import robeigen_tolerance, tolerance_for
 from .._types import numeric_columns
+from ..core.dutility import D_UTILITY_METHODS
+from ..problem import K_ANON_KS
 from ._check import compare_arrays
 
-__all__ = ["compare_on_data", "MAX_RMD_RECORDS", "K_VALUES"]
+__all__ = ["compare_on_data", "MAX_RMD_RECORDS"]
 
 #: sdcMicro's dRiskRMD builds the full n x n distance matrix of the masked data (several GB at 2e4
 #: records): above this many records pysdc parity skips it unless told otherwise
 MAX_RMD_RECORDS = 5000
-#: the k of the k-anonymity violation counts
-K_VALUES = (2, 3, 5)
 
 
 # ------------------------------------------------------------------ extracting comparable fields
@@ -115,7 +115,7 @@ def _checks(data, masked, keys, weight, hid, sensitive, random_state, max_rmd) -
         add("measure_risk", "measure_risk", lambda m: m.measure_risk(data, keys, hid=hid, **kw),
             lambda r: {**_fields("measure_risk", r),
                        **{f"individual.{c}": r.individual[c].to_numpy(dtype=float) for c in r.individual.columns}})
-        for k in K_VALUES:
+        for k in K_ANON_KS:
             add(f"kAnon_violations k={k}", "k_anon_violations", lambda m, k=k: m.k_anon_violations(data, keys, k=k))
             if weight is not None:
                 add(f"kAnon_violations k={k} weighted", "k_anon_violations",
@@ -137,7 +137,7 @@ def _checks(data, masked, keys, weight, hid, sensitive, random_state, max_rmd) -
     if masked is not None:
         num = numeric_columns(data, masked)
         if num:
-            for meth in ("IL1", "IL1s", "eigen", "robeigen"):
+            for meth in D_UTILITY_METHODS:
                 seed = {"random_state": random_state} if meth == "robeigen" else {}
                 add(f"dUtility {meth}", "d_utility",
                     lambda m, meth=meth, seed=seed: m.d_utility(data[num], masked[num], method=meth, **seed),
@@ -291,7 +291,7 @@ def _workflow(native, bridge, data, keys, weight, hid, sensitive, rows, refusals
                    rows, refusals)
     # kAnon_violations(sdc, weighted, k)
     exp, act = {}, {}
-    for k, (_, r) in zip(K_VALUES, pr.k_anonymity.iterrows()):
+    for k, (_, r) in zip(K_ANON_KS, pr.k_anonymity.iterrows()):
         exp[f"k={k}"] = float(bridge.call("kAnon_violations", sdc.handle, weighted=False, k=k))
         act[f"k={k}"] = float(r["unweighted"])
         if weight is not None:

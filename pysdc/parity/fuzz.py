@@ -37,7 +37,7 @@ import scipy
 import pysdc.r
 
 from .._errors import RNotAvailableError
-from .._version import __version__
+from .._version import REFERENCE_SDCMICRO_VERSION, __version__
 from ._corpus import divergence_for, load_divergences
 from ._fuzz_data import make_dataset
 from ._fuzz_run import run_dataset
@@ -98,8 +98,6 @@ CLASSES = (
      "suda2", "*", (), "", "*"),
 )
 
-_REFERENCE_SDCMICRO = "5.8.0"
-
 
 def classify(o) -> str:
     """The class of a mismatch (:data:`CLASSES`), or ``"unclassified"``."""
@@ -151,7 +149,7 @@ def summarize(outcomes, *, n: int, seed: int, max_n: int, seconds: float, sdcmic
     return {
         "header": {"generated": "python -m pysdc.parity.fuzz -- do not edit", "datasets": n, "base_seed": seed,
                    "max_n": max_n, "seconds": round(seconds, 1), "sdcmicro_version": sdcmicro,
-                   "reference_sdcmicro_version": _REFERENCE_SDCMICRO, "pysdc": __version__,
+                   "reference_sdcmicro_version": REFERENCE_SDCMICRO_VERSION, "pysdc": __version__,
                    "numpy": np.__version__, "pandas": pd.__version__, "scipy": scipy.__version__,
                    "date": time.strftime("%Y-%m-%d", time.gmtime())},
         "totals": {s: sum(c[s] for c in counts.values()) for s in ("calls", "agree", "both-refused", "explained",

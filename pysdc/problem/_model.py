@@ -15,6 +15,7 @@ import pandas as pd
 from .._format import jsonable
 from .._summaries import counted_quantile, global_section, household_section, k_anonymity
 from .._version import __version__
+from ..core.dutility import CELLWISE_METHODS
 from ..core.freq import r_round
 from ..report._info import LINKAGE_INFO, LINKAGE_MEASURES, LITERATURE_INFO, MEASURE_INFO
 from ._spec import D_UTILITY_METHODS, K_ANON_KS
@@ -378,7 +379,7 @@ def utility_model(pu, *, n_x: int, n_xm: int, cols_x: int, cols_xm: int, origina
     measures = {}
     for m in D_UTILITY_METHODS:
         e = entry(f"d_utility.{m}", lambda r: {"value": float(r)})
-        if e["status"] == "ok" and m in ("IL1", "IL1s"):
+        if e["status"] == "ok" and m in CELLWISE_METHODS:
             e["n_cells"] = cells
             e["mean_per_cell"] = e["value"] / cells if cells else float("nan")
         if e["status"] == "ok" and m == "robeigen":
@@ -438,7 +439,7 @@ def engine_utility_model(res: dict, *, variables: dict, engine: str, n_x: int, n
             measures[m] = measure_entry(None, skipped=f"robeigen (an MCD fit) {here}") if nums else measure_entry(None)
             continue
         e = entry(res.get("d_utility", {}).get(m), lambda r: {"value": float(r.value)})
-        if e["status"] == "ok" and m in ("IL1", "IL1s"):
+        if e["status"] == "ok" and m in CELLWISE_METHODS:
             e["n_cells"] = cells
             e["mean_per_cell"] = e["value"] / cells if cells else float("nan")
         measures[m] = e

@@ -9,6 +9,7 @@ missing one as ``null``), as :func:`pysdc.report.jsonable` writes them.
 from __future__ import annotations
 
 from .._registry import assessed
+from ._spec import D_UTILITY_METHODS
 
 __all__ = ["RISK_SCHEMA", "UTILITY_SCHEMA"]
 
@@ -106,7 +107,7 @@ UTILITY_SCHEMA = {
                                      "left_out": {"type": "array", "items": {
                                          "type": "object", "required": ["variable", "measures", "reason"]}}}},
         "measures": {"type": "object",
-                     "required": ["IL1", "IL1s", "eigen", "robeigen", "il_correl", "il_variables"],
+                     "required": [*D_UTILITY_METHODS, "il_correl", "il_variables"],
                      "additionalProperties": _MEASURE},
         "literature": {"type": "object", "required": ["note", "variables", "measures"],
                        "properties": {"measures": {

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError, RNotAvailableError
+from .._version import REFERENCE_SDCMICRO_VERSION
 from . import _session
 from ._laeken import gini
 from ._measures import WRAPPERS as _WRAPPERS
@@ -336,9 +337,6 @@ def versions() -> dict:
     """
     return _session.r_versions()
 
-
-#: the sdcMicro version whose numbers pysdc reproduces (its stored reference corpus was generated with it)
-REFERENCE_SDCMICRO_VERSION = "5.8.0"
 
 #: behaviour changes of sdcMicro's measures after 5.8.0 (from sdcMicro's NEWS): (version, what changed).
 #: Where the installed sdcMicro is one of these, the bridge's numbers may differ from pysdc's on purpose.

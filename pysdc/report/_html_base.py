@@ -16,10 +16,8 @@ import pandas as pd
 
 from .._errors import PysdcError
 from .._format import fmt
+from .._version import REFERENCE_SDCMICRO_VERSION as SDCMICRO_REFERENCE  # noqa: F401 - used by report._html
 from ..plots import plain  # the data's names are drawn literally (a "$" would start mathtext)
-
-#: the sdcMicro version whose numbers pysdc reproduces (the stored references in r_reference/)
-SDCMICRO_REFERENCE = "5.8.0"
 
 #: every section of the report: (id, heading)
 SECTIONS = (

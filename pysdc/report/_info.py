@@ -11,13 +11,14 @@ why it does not run on an engine)``.
 from __future__ import annotations
 
 from .._registry import assessed, by_python_name
+from ..core.dutility import D_UTILITY_METHODS
 
 __all__ = ["MEASURE_INFO", "LITERATURE_INFO", "LINKAGE_INFO", "LINKAGE_MEASURES", "shown_rows"]
 
 _D_UTILITY = by_python_name("d_utility")
 
 MEASURE_INFO = {
-    **{v: tuple(_D_UTILITY.variants[v]) for v in ("IL1", "IL1s", "eigen", "robeigen")},  # (call, description)
+    **{v: tuple(_D_UTILITY.variants[v]) for v in D_UTILITY_METHODS},  # (call, description)
     **{name: (f"{m.r}(x, xm)", m.description) for name, m in
        ((n, by_python_name(n)) for n in ("il_correl", "il_variables"))},
 }

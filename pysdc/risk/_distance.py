@@ -17,14 +17,13 @@ import pandas as pd
 from .._errors import AlignmentWarning, DegenerateResultWarning, InvalidParameterError
 from .._foreign import measure
 from .._results import DRiskResult, _Repr
+from .._types import NUMERIC_MATRIX_CLASSES as _NUMERIC  # the R classes the distance measures compute on
 from .._types import r_class
-from .._validation import Frame, Interval, RandomState, user_stacklevel
+from .._validation import Frame, Interval, RandomState, check_frame, user_stacklevel
 from ..core.distance import d_risk_rmd_core, r_col_means, r_scale, sdid_at_risk
+from ..core.mcd import cov_mcd
 
 __all__ = ["d_risk", "d_risk_rmd", "DRiskRMDResult", "D_RISK_PARAMS", "D_RISK_RMD_PARAMS"]
-
-#: R classes the distance measures compute on (R's as.matrix keeps them numeric)
-_NUMERIC = ("numeric", "integer", "logical")
 
 D_RISK_PARAMS = {
     "x": Frame(allow_array=True),
@@ -276,8 +275,6 @@ def _rcond(c: np.ndarray) -> float:
 
 
 def _robust_cov(Xs: np.ndarray, random_state) -> np.ndarray:
-    from ..core.mcd import cov_mcd
-
     try:
         with np.errstate(invalid="ignore", divide="ignore"):
             m = cov_mcd(Xs, random_state=random_state)
@@ -444,8 +441,6 @@ def _d_risk_rmd_with_cov(x, xm, cov, *, k: float = 0.01, k2: float = 0.05) -> DR
     Everything but the MCD is computed as in :func:`d_risk_rmd`: with sdcMicro's own
     covariance this reproduces sdcMicro's result exactly (tests inject R's covariance).
     """
-    from .._validation import check_frame
-
     x = check_frame("x", x, allow_array=True)
     xm = check_frame("xm", xm, allow_array=True)
     Xs, XMs, pairs = _rmd_inputs(x, xm)

@@ -16,14 +16,12 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
+from .._types import NUMERIC_MATRIX_CLASSES as NUMERIC_CLASSES  # what Euclidean / Manhattan distances accept
 from .._types import r_class
 from ..core.linkage import ASYMM, INTERVAL, NOMINAL
 
 __all__ = ["check_vars_in", "encode_gower", "numeric_matrix", "check_weights", "truth_positions",
            "id_values", "own_original", "NUMERIC_CLASSES"]
-
-#: R classes Euclidean / Manhattan distances accept (logical as 0/1)
-NUMERIC_CLASSES = ("numeric", "integer", "logical")
 
 
 def check_vars_in(name: str, vars_: list, frame: pd.DataFrame) -> None:

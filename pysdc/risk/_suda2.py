@@ -17,8 +17,10 @@ import pandas as pd
 from .._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError
 from .._foreign import measure
 from .._results import _Repr
+from .._types import R_INT_MAX as _INT32_MAX
 from .._types import r_class
 from .._validation import Boolean, Columns, Frame, Interval, user_stacklevel
+from ..core.collate import r_sort_text
 from ..core.freq import r_as_numeric
 from ..core.suda2 import row_order, suda2_core
 
@@ -28,7 +30,6 @@ __all__ = ["suda2", "Suda2Result", "SUDA2_PARAMS", "MAX_SUDA2_KEYS"]
 MAX_SUDA2_KEYS = 20
 
 _INT32_MIN = -(2**31)
-_INT32_MAX = 2**31 - 1
 
 SUDA2_PARAMS = {
     "data": Frame(allow_array=True),
@@ -163,8 +164,6 @@ def _levels(s: pd.Series) -> tuple[list, np.ndarray]:
         return [], idx
     vals = s[~na]
     if cls == "character":  # R's sort(unique(x)) of text: the session's collation (ICU in a UTF-8 locale)
-        from ..core.collate import r_sort_text
-
         codes, uniq = pd.factorize(vals, sort=False)
         levs, _ = r_sort_text([str(u) for u in uniq], "icu")
         pos = {v: i for i, v in enumerate(levs)}
