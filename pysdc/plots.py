@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ._errors import InvalidParameterError
+from ._names import did_you_mean
 
 __all__ = ["histogram", "density", "boxplot", "mosaic", "coefficient_intervals", "utility_plots", "plain"]
 
@@ -43,8 +44,6 @@ def _figure(width=7.0, height=4.0):
 
 def _num(frame: pd.DataFrame, var: str, name: str) -> np.ndarray:
     if var not in frame.columns:
-        from ._names import did_you_mean
-
         raise InvalidParameterError(f"var {var!r} is not a column of {name}.{did_you_mean([var], frame.columns)}")
     s = frame[var]
     if not pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
@@ -159,8 +158,6 @@ def boxplot(x: pd.DataFrame, xm: pd.DataFrame, var: str, *, log: bool = False):
 
 def _table(frame: pd.DataFrame, var: str, name: str) -> pd.Series:
     if var not in frame.columns:
-        from ._names import did_you_mean
-
         raise InvalidParameterError(f"{var!r} is not a column of {name}.{did_you_mean([var], frame.columns)}")
     s = frame[var]
     if isinstance(s.dtype, pd.CategoricalDtype):

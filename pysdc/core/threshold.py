@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .freq import column_codes
+
 __all__ = ["threshold_search", "global_threshold", "global_threshold_grouped", "global_threshold_chunks",
            "household_risk"]
 
@@ -193,8 +195,6 @@ def household_codes(values: pd.Series) -> tuple[np.ndarray, int | None]:
 
     Returns the codes and an exclusive upper bound (None if unknown).
     """
-    from .freq import column_codes
-
     if isinstance(values.dtype, pd.CategoricalDtype):
         codes = values.cat.codes.to_numpy().astype(np.int64)
         return codes, len(values.cat.categories)

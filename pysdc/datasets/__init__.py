@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..io import read_table
+
 __all__ = ["load_demo", "load_demo_pair", "demo_path"]
 
 _DATA = Path(__file__).resolve().parent / "data"
@@ -102,8 +104,6 @@ def load_demo(masked: bool = False) -> pd.DataFrame:
     >>> x.shape
     (3930, 13)
     """
-    from ..io import read_table
-
     return read_table(demo_path(masked))
 
 

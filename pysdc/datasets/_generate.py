@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..io import write_table
+
 SEED = 20240611
 N_HOUSEHOLDS = 1500
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -245,8 +247,6 @@ def make_pair() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def main(argv=None) -> int:
-    from pysdc.io import write_table
-
     out = Path(argv[0]) if argv else DATA_DIR
     out.mkdir(parents=True, exist_ok=True)
     original, masked = make_pair()

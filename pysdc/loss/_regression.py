@@ -27,6 +27,7 @@ from .._validation import (
 )
 from ..core.glm import GlmStop, glm_fit, lm_fit
 from ..core.rformula_lm import model_frame, parse_regression_formula
+from ..plots import coefficient_intervals
 from ._ci_overlap import interval_overlap
 
 __all__ = ["compare_regression", "RegressionComparison", "fit_regression", "COMPARE_REGRESSION_PARAMS"]
@@ -77,8 +78,6 @@ class RegressionComparison(_Repr):
 
     def plot(self, **kwargs):
         """The coefficients and intervals before and after (see :func:`pysdc.plots.coefficient_intervals`)."""
-        from ..plots import coefficient_intervals
-
         return coefficient_intervals(self, **kwargs)
 
 
