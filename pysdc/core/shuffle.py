@@ -17,20 +17,35 @@ What sdcMicro 5.8.0 computes, as observed by running it (R 4.2.2) and pinned by
   ``fitted + res_V cov(res_V)^-1 cov(res)^-1`` with each inverse formed as sdcMicro does (the square of
   the symmetric square root from the eigen decomposition, then ``solve``). Note that this is not the
   published EGADP formula (which scales by the square roots); pysdc repeats sdcMicro's arithmetic.
+
+The other methods (pinned by ``r_reference/outputs/shuffle_more.json``): ``"mvn"`` replaces the data by n draws
+of ``mvrnorm(column means, covariance)`` (Spearman: the covariance of the ranks, around the means of the
+values) and takes EGADP of the draws' responses on their predictors; ``"ds2"`` takes EGADP of the normal
+scores; ``"ds_cov"`` multiplies the *original* predictors by the normal scores' regression coefficients
+(Pearson covariances whatever ``covmethod``) and adds ``mvrnorm`` noise with the residual covariance. Each
+then shuffles as ``"ds"`` and, with ``gadp``, draws EGADP of the original data after. ``solve`` is LAPACK's
+``dgesv`` from the system's library where it loads (R's): SciPy's differs in the last bits, which can flip
+the sign LAPACK gives an eigenvector of the noise covariance in ``mvrnorm`` and move every draw.
 """
 
 from __future__ import annotations
+
+import ctypes
+import warnings
 
 import numpy as np
 import scipy.linalg
 import scipy.stats
 
-from .._errors import InvalidParameterError
+from .._errors import DegenerateResultWarning, InvalidParameterError
+from .eigen import system_lapack
+from .mcd import cov_mcd
 from .noise import blas_matmul, r_col_means_narm, r_cov_complete
 from .rdist import eigen_symmetric, mvrnorm, qnorm
 from .rrandom import RRandom
 
-__all__ = ["normal_scores", "r_cov", "r_cor", "reverse_map", "ds_perturb", "egadp", "impute_rows"]
+__all__ = ["normal_scores", "r_cov", "r_cor", "cov_by", "cor_by", "reverse_map", "ds_perturb", "ds2_perturb",
+           "ds_cov_perturb", "mvn_perturb", "egadp", "impute_rows"]
 
 
 def normal_scores(x: np.ndarray) -> np.ndarray:
@@ -60,6 +75,37 @@ def r_cor(x: np.ndarray, method: str = "spearman") -> np.ndarray:
     return r
 
 
+def _mcd(x: np.ndarray, rr: RRandom):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateResultWarning)
+        try:
+            return cov_mcd(x, random_state=rr)
+        except DegenerateResultWarning as exc:
+            raise InvalidParameterError(
+                f"shuffle: covmethod='mcd': robustbase's covMcd finds an exact fit or too few records here ({exc}); "
+                "pysdc does not follow sdcMicro on that data natively: use the bridge pysdc.r.shuffle.") from exc
+
+
+def cov_by(x: np.ndarray, method: str, rr: RRandom | None = None) -> np.ndarray:
+    """sdcMicro's covariance of a complete matrix: R's ``cov`` (Spearman: of the ranks; Pearson) or, for
+    ``"mcd"``, robustbase's ``covMcd(x)$cov`` on the stream ``rr`` (which it advances as R's)."""
+    if method == "mcd":
+        return np.asarray(_mcd(x, rr).cov, dtype=np.float64)
+    return r_cov(x, method)
+
+
+def cor_by(x: np.ndarray, method: str, rr: RRandom | None = None) -> np.ndarray:
+    """sdcMicro's correlation: R's ``cor`` or, for ``"mcd"``, ``covMcd(x, cor = TRUE)$cor`` (R's
+    ``cov2cor`` of the MCD covariance) on the stream ``rr``."""
+    if method != "mcd":
+        return r_cor(x, method)
+    v = cov_by(x, "mcd", rr)
+    inv = np.sqrt(1.0 / np.diag(v))
+    r = inv[:, None] * v * inv[None, :]
+    np.fill_diagonal(r, 1.0)
+    return r
+
+
 def reverse_map(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """The values of x put in the order of y: the record with the k-th smallest y (ties in record
     order) gets the k-th smallest x."""
@@ -68,14 +114,49 @@ def reverse_map(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
+def _singular(exc=None):
+    raise InvalidParameterError(
+        "shuffle: a correlation or covariance matrix is singular or not finite (as sdcMicro's solve "
+        "stops: e.g. a constant or collinear variable, or an unused factor level among the predictors)."
+    ) from exc
+
+
+def _dgesv_inverse(a: np.ndarray) -> np.ndarray | None:
+    """``solve(a)`` by the system's LAPACK ``dgesv`` (the one R calls), or None where none loads."""
+    lib = system_lapack()
+    if not lib:
+        return None
+    n = a.shape[0]
+    lu = np.array(a, dtype=np.float64, order="F")
+    b = np.asfortranarray(np.eye(n))
+    ipiv = np.zeros(max(n, 1), dtype=np.int32)
+    nn, info = ctypes.c_int(n), ctypes.c_int(0)
+
+    def ptr(arr):
+        return arr.ctypes.data_as(ctypes.c_void_p)
+
+    lib.dgesv_(ctypes.byref(nn), ctypes.byref(nn), ptr(lu), ctypes.byref(nn), ptr(ipiv), ptr(b), ctypes.byref(nn),
+               ctypes.byref(info))
+    if info.value != 0:
+        _singular()
+    return b
+
+
 def _solve(a: np.ndarray) -> np.ndarray:
+    """R's ``solve(a)``: LU (LAPACK dgesv, the system's where it loads, as R's), refused where R refuses
+    (exactly singular, or reciprocal condition number below machine epsilon)."""
+    if not np.all(np.isfinite(a)):
+        _singular()
     try:
-        return scipy.linalg.solve(a, np.eye(a.shape[0]), check_finite=True)
+        lu, piv = scipy.linalg.lu_factor(a, check_finite=False)
+        (gecon,) = scipy.linalg.lapack.get_lapack_funcs(("gecon",), (lu,))
+        rcond, _ = gecon(lu, np.abs(a).sum(axis=0).max(), norm="1")
     except (np.linalg.LinAlgError, ValueError, scipy.linalg.LinAlgError) as exc:
-        raise InvalidParameterError(
-            "shuffle: a correlation or covariance matrix is singular or not finite (as sdcMicro's solve "
-            "stops: e.g. a constant or collinear variable, or an unused factor level among the predictors)."
-        ) from exc
+        _singular(exc)
+    if np.any(np.diag(lu) == 0) or not rcond >= np.finfo(float).eps:
+        _singular()
+    inv = _dgesv_inverse(a)
+    return inv if inv is not None else scipy.linalg.lu_solve((lu, piv), np.eye(a.shape[0]), check_finite=False)
 
 
 def ds_perturb(responses: np.ndarray, predictors: np.ndarray, covmethod: str, rr: RRandom) -> np.ndarray:
@@ -83,7 +164,7 @@ def ds_perturb(responses: np.ndarray, predictors: np.ndarray, covmethod: str, rr
     n, r = responses.shape
     mat = np.column_stack([responses, predictors])
     z = normal_scores(mat)
-    pmc = 2 * np.sin(np.pi * r_cor(mat, covmethod) / 6)
+    pmc = 2 * np.sin(np.pi * cor_by(mat, covmethod, rr) / 6)
     ir = np.arange(r)
     ip = np.arange(r, mat.shape[1])
     pxs = pmc[np.ix_(ir, ip)]
@@ -93,6 +174,56 @@ def ds_perturb(responses: np.ndarray, predictors: np.ndarray, covmethod: str, rr
     sigma = pmc[np.ix_(ir, ir)] - blas_matmul(b, pmc[np.ix_(ip, ir)])
     e1 = mvrnorm(rr, n, np.zeros(r), sigma, matmul=blas_matmul)
     return ystar1 + e1
+
+
+def ds_cov_perturb(responses: np.ndarray, predictors: np.ndarray, covmethod: str, rr: RRandom) -> np.ndarray:
+    """sdcMicro's ``"ds_cov"`` perturbed responses (draws n x r normals; with ``"mcd"`` first a covMcd of
+    ``[responses, predictors]`` whose result sdcMicro does not use, but whose draws it makes).
+
+    The normal scores' Pearson covariances give ``B = cov(Z_x, Z_s) cov(Z_s)^-1``; the perturbed values
+    are the *original* predictors times ``B'`` plus ``mvrnorm(0, cov(Z_x) - B cov(Z_s, Z_x))``."""
+    n, r = responses.shape
+    mat = np.column_stack([responses, predictors])
+    if covmethod == "mcd":
+        cov_by(mat, "mcd", rr)
+    z = normal_scores(mat)
+    c = r_cov(z, "pearson")
+    ir = np.arange(r)
+    ip = np.arange(r, mat.shape[1])
+    b = blas_matmul(c[np.ix_(ir, ip)], _solve(c[np.ix_(ip, ip)]))
+    ystar = blas_matmul(predictors, b.T)
+    sigma = c[np.ix_(ir, ir)] - blas_matmul(b, c[np.ix_(ip, ir)])
+    return ystar + mvrnorm(rr, n, np.zeros(r), sigma, matmul=blas_matmul)
+
+
+def ds2_perturb(responses: np.ndarray, predictors: np.ndarray, weights: np.ndarray | None, covmethod: str,
+                rr: RRandom) -> np.ndarray:
+    """sdcMicro's ``"ds2"``: the EGADP of the normal scores of the responses on those of the predictors
+    (weighted as sdcMicro's; draws as :func:`egadp`). With ``"mcd"`` sdcMicro stops (R's ``cor`` has no
+    method "mcd") after a covMcd of ``[responses, predictors]``; pysdc refuses before drawing."""
+    if covmethod == "mcd":
+        raise InvalidParameterError(
+            "shuffle: method='ds2' with covmethod='mcd' stops in sdcMicro 5.8.0 (it calls R's cor(method = "
+            "'mcd'): \"'arg' should be one of 'pearson', 'kendall', 'spearman'\").")
+    r = responses.shape[1]
+    z = normal_scores(np.column_stack([responses, predictors]))
+    return egadp(z[:, :r], z[:, r:], weights, covmethod, rr)
+
+
+def mvn_perturb(responses: np.ndarray, predictors: np.ndarray, weights: np.ndarray | None, covmethod: str,
+                rr: RRandom) -> np.ndarray:
+    """sdcMicro's ``"mvn"``: n draws of ``mvrnorm(colMeans, cov_by([responses, predictors]))`` (Spearman:
+    the covariance of the ranks around the means of the values, as sdcMicro), then the EGADP of their
+    response columns on their predictor columns. With ``"mcd"``, covMcd runs (on the stream) also where
+    sdcMicro discards its result: on the data before, and on the draws after."""
+    n, r = responses.shape
+    mat = np.column_stack([responses, predictors])
+    if covmethod == "mcd":
+        cov_by(mat, "mcd", rr)
+    new = mvrnorm(rr, n, r_col_means_narm(mat), cov_by(mat, covmethod, rr), matmul=blas_matmul)
+    if covmethod == "mcd":
+        cov_by(new, "mcd", rr)
+    return egadp(new[:, :r], new[:, r:], weights, covmethod, rr)
 
 
 def _lm_parts(x: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -121,10 +252,10 @@ def egadp(responses: np.ndarray, predictors: np.ndarray, weights: np.ndarray | N
     y = np.where(responses == np.inf, 1.0, responses)
     x = np.where(predictors == np.inf, 1.0, predictors)
     fitted, res = _lm_parts(x, y, weights)
-    cvs = r_cov(res, covmethod)
-    v = mvrnorm(rr, n, r_col_means_narm(y), r_cov(y, covmethod), matmul=blas_matmul)
+    cvs = cov_by(res, covmethod, rr)
+    v = mvrnorm(rr, n, r_col_means_narm(y), cov_by(y, covmethod, rr), matmul=blas_matmul)
     _, res_v = _lm_parts(np.column_stack([x, y]), v, None)
-    cvv = r_cov(res_v, covmethod)
+    cvv = cov_by(res_v, covmethod, rr)
     yr = _inv_square_of_root(cvs)
     yb = _inv_square_of_root(cvv)
     return fitted + blas_matmul(blas_matmul(res_v, yb), yr)

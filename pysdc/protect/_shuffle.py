@@ -2,10 +2,11 @@
 
 ``random_state=s`` is R's ``set.seed(s)`` before the call: the shuffled values then equal sdcMicro's
 (the same records get the same original values) and the perturbed and EGADP values agree to rounding
-(:mod:`pysdc.core.shuffle`; pinned by ``r_reference/outputs/shuffle.json``). Native: ``method="ds"``
-(sdcMicro's default) with ``covmethod`` ``"spearman"`` or ``"pearson"`` and ``regmethod="lm"``; the other
-methods (``mvn``, ``mlm``, ``ds2``, ``ds_cov``), ``covmethod="mcd"`` and ``regmethod="MM"`` run through the
-bridge (``pysdc.r.shuffle``). The input is never modified.
+(:mod:`pysdc.core.shuffle`; pinned by ``r_reference/outputs/shuffle.json`` and ``shuffle_more.json``). Native:
+the methods ``"ds"`` (sdcMicro's default), ``"mvn"``, ``"ds2"`` and ``"ds_cov"`` with ``covmethod``
+``"spearman"`` or ``"pearson"`` and ``regmethod="lm"``. ``"mlm"`` stops in sdcMicro 5.8.0 on every input, and
+pysdc stops too (saying why). ``covmethod="mcd"`` and ``regmethod="MM"`` run through the bridge
+(``pysdc.r.shuffle``) only: see :func:`shuffle`. The input is never modified.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ._noise import RStream, r_stream
 
 __all__ = ["shuffle", "ShuffleResult", "NATIVE_SHUFFLE_METHODS"]
 
-NATIVE_SHUFFLE_METHODS = ("ds",)
+NATIVE_SHUFFLE_METHODS = ("ds", "mvn", "ds2", "ds_cov")
 _NAME = re.compile(r"^[A-Za-z.][A-Za-z0-9._]*$")
 
 
@@ -104,14 +105,19 @@ def shuffle(data, form, method: str = "ds", weights=None, covmethod: str = "spea
         variables) by name, the predictors as in R's ``model.matrix`` (numeric, factor, ordered factor;
         ``+ - * : ^``).
     method : str
-        ``"ds"`` (data shuffling, sdcMicro's default; native). The others are sdcMicro's experimental
-        variants and run only through the bridge.
+        ``"ds"`` (data shuffling, sdcMicro's default), ``"mvn"`` (draws of the data's normal distribution,
+        then EGADP of them), ``"ds2"`` (EGADP of the normal scores), ``"ds_cov"`` (the original
+        predictors times the normal scores' regression, plus normal noise): all native. ``"mlm"`` stops,
+        as in sdcMicro 5.8.0 (its ``predict`` call fails on every input).
     weights : array-like, optional
         Sampling weights of the EGADP regression (as sdcMicro).
     covmethod : {"spearman", "pearson"}
-        The correlation used throughout (``"mcd"``: bridge only).
+        The correlation used throughout (``"ds_cov"``: for EGADP only, as sdcMicro). ``"mcd"`` is bridge
+        only: pysdc's covMcd on R's stream agrees with robustbase's to rounding, not to the bit, and
+        sdcMicro's shuffle can hinge on those bits (the sign of an eigenvector in ``mvrnorm``).
     regmethod : {"lm"}
-        The EGADP regression (``"MM"``: bridge only).
+        The EGADP regression. ``"MM"`` (MASS's ``rlm``, started from a resampled S-estimate) is bridge
+        only.
     gadp : bool
         Compute the EGADP responses too (they draw from the stream after the shuffle).
     random_state : None, int or RRandom
@@ -139,11 +145,21 @@ def shuffle(data, form, method: str = "ds", weights=None, covmethod: str = "spea
     >>> sorted(r.shuffled["a"]) == sorted(df["a"])
     True
     """
-    if method not in NATIVE_SHUFFLE_METHODS or covmethod == "mcd" or regmethod != "lm":
+    if regmethod != "lm":
         raise InvalidParameterError(
-            f"shuffle: pysdc runs method='ds' with covmethod 'spearman' or 'pearson' and regmethod='lm' "
-            f"natively; got method={method!r}, covmethod={covmethod!r}, regmethod={regmethod!r}: use the "
-            "bridge pysdc.r.shuffle (sdcMicro) for those.")
+            "shuffle: regmethod='MM' (MASS's rlm, whose S-estimate start draws random subsamples) is not "
+            "native in pysdc: use the bridge pysdc.r.shuffle (sdcMicro).")
+    if method == "mlm":
+        raise InvalidParameterError(
+            "shuffle: method='mlm' stops in sdcMicro 5.8.0 on every input (it predicts from its lm with a "
+            "matrix as newdata: \"'data' must be a data.frame, not a matrix or an array\"); pysdc stops too.")
+    if method == "ds2" and covmethod == "mcd":
+        _k.ds2_perturb(np.zeros((0, 2)), np.zeros((0, 1)), None, covmethod, None)  # sdcMicro stops: say so
+    if covmethod == "mcd":
+        raise InvalidParameterError(
+            "shuffle: covmethod='mcd' is not native in pysdc: its covMcd on R's stream agrees with robustbase's "
+            "to rounding (about 1e-15), not to the bit, and sdcMicro's shuffle can hinge on those bits (the sign "
+            "LAPACK gives an eigenvector in mvrnorm flips, and every draw moves); use the bridge pysdc.r.shuffle.")
     responses, rhs = _split_formula(form)
     terms = parse_formula("~ " + rhs)
     used = list(dict.fromkeys(responses + [v for t in terms.terms for v in t]))
@@ -184,7 +200,14 @@ def shuffle(data, form, method: str = "ds", weights=None, covmethod: str = "spea
     pm = np.asarray(pm, dtype=np.float64)[:, 1:] if "(Intercept)" in names else np.asarray(pm, dtype=np.float64)
     if pm.shape[1] == 0:
         raise InvalidParameterError("shuffle: form needs at least one predictor.")
-    ystar = _k.ds_perturb(x, pm, covmethod, rr)
+    if method == "ds":
+        ystar = _k.ds_perturb(x, pm, covmethod, rr)
+    elif method == "ds_cov":
+        ystar = _k.ds_cov_perturb(x, pm, covmethod, rr)
+    elif method == "ds2":
+        ystar = _k.ds2_perturb(x, pm, w, covmethod, rr)
+    else:
+        ystar = _k.mvn_perturb(x, pm, w, covmethod, rr)
     shuffled = np.column_stack([_k.reverse_map(x[:, j], ystar[:, j]) for j in range(x.shape[1])])
     eg = _k.egadp(x, pm, w, covmethod, rr) if gadp else None
     for j, v in enumerate(responses):

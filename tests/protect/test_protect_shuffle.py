@@ -95,7 +95,7 @@ def test_gadp_false_draws_less():
     ({"form": "a + b ~ nothere"}, "not in data"),
     ({"form": "a + f ~ c"}, "numeric"),
     ({"form": "a + b"}, "formula"),
-    ({"form": "a + b ~ c", "method": "mvn"}, "bridge"),
+    ({"form": "a + b ~ c", "method": "mlm"}, "data.frame"),
     ({"form": "a + b ~ c", "covmethod": "mcd"}, "bridge"),
     ({"form": "a + b ~ c", "regmethod": "MM"}, "bridge"),
     ({"form": "a + b ~ c", "weights": [1.0, 2.0]}, "weights"),
