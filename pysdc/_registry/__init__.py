@@ -133,6 +133,10 @@ def catalogue_markdown() -> str:
     ``python docs/_generate.py --readme`` writes it)."""
     out = []
     for title, entries in GROUPS:
+        if all(m.question for m in entries):  # a group whose entries all declare their question: with it
+            out.append(f"- **{title}**, which question each answers:")
+            out += [f"  - `{m.python}`" + (f" (`{m.r}`)" if m.r else "") + f": {m.question[0]}" for m in entries]
+            continue
         names = ", ".join(f"`{m.python}`" + (f" (`{m.r}`)" if m.r else "") for m in entries)
         out.append(f"- **{title}**: {names}.")
     return "\n".join(out)

@@ -163,6 +163,10 @@ ENTRIES: tuple[Measure, ...] = (
         description="global distance-based record linkage: the share of original records that the "
                     "minimum-total-distance one-to-one matching links to their own protected record",
         citation="sdcMicro 5.8.1's recordLinkage; Herranz, Nin, Rodríguez & Tassa 2015",
+        question=("Could an attacker holding the original file re-identify protected records by matching the two "
+                  "files one to one, all at once?",
+                  "`record_linkage` (minimum-total-distance one-to-one matching; Gower, Euclidean, Manhattan; "
+                  "correct links)", "Herranz et al. 2015", "sdcMicro 5.8.1"),
         attacker="an intruder who knows that the release is the whole original file, masked, and matches the two "
                  "files one to one so that the total distance is smallest",
         section="risk",
@@ -183,6 +187,10 @@ ENTRIES: tuple[Measure, ...] = (
         description="distance-based record linkage: the share of protected records whose nearest original record "
                     "is their own (ties counted 1/t)",
         citation="Pagliuca & Seri 1999; Domingo-Ferrer & Torra 2001; Młodak, Pietrzak & Józefowski 2022",
+        question=("Could an attacker re-identify protected records by linking each to its nearest original (large "
+                  "files, continuous or mixed variables)?",
+                  "`nn_linkage` (Euclidean, Mahalanobis, Gower; share of correct links, ties 1/t)",
+                  "Pagliuca & Seri 1999; Domingo-Ferrer & Torra 2001", "literature"),
         attacker="an intruder holding the original records who links each released record, independently, to the "
                  "nearest original record",
         section="risk",
@@ -202,6 +210,9 @@ ENTRIES: tuple[Measure, ...] = (
         description="probabilistic record linkage: the share of linked pairs (Fellegi-Sunter, EM, thresholds from "
                     "the two accepted error rates) that are true matches",
         citation="Fellegi & Sunter 1969; Jaro 1989; Torra & Domingo-Ferrer 2003",
+        question=("Could an attacker re-identify protected records by probabilistic matching on agreement patterns?",
+                  "`prob_linkage` (Fellegi–Sunter, EM; share of linked pairs that are true)",
+                  "Fellegi & Sunter 1969; Jaro 1989", "literature"),
         attacker="an intruder who compares pairs of records on agreement patterns and links those whose "
                  "likelihood ratio passes the thresholds set by the accepted error rates",
         section="risk",
