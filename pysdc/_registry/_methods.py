@@ -746,9 +746,12 @@ METHODS: tuple[Method, ...] = (
         defaults={"method": "ds", "weights": None, "covmethod": "spearman", "regmethod": "lm", "gadp": True},
         formals_of="shuffle",
         notes="random_state=s is R's set.seed(s): the same shuffled values (mvrnorm on R's stream; EGADP draws "
-              "after them); form is formula text; native: method 'ds' with covmethod spearman/pearson and "
-              "regmethod lm; mvn, mlm, ds2, ds_cov, mcd and MM through the bridge. Missing values are imputed from "
-              "the stream first, as sdcMicro. The returned list (shuffled, perturbed, egapd) is a ShuffleResult.",
+              "after them); form is formula text; native: methods ds, mvn, ds2 and ds_cov with covmethod "
+              "spearman/pearson and regmethod lm (mlm stops as in sdcMicro 5.8.0: its predict fails on every input); "
+              "covmethod mcd (pysdc's covMcd matches robustbase to rounding, not to the bit, and the shuffle can "
+              "hinge on those bits) and regmethod MM (MASS's rlm) through the bridge only. Missing values are "
+              "imputed from the stream first, as sdcMicro. The returned list (shuffled, perturbed, egapd) is a "
+              "ShuffleResult.",
         r_seed="random_state", to_r=shuffle_to_r, from_r=shuffle_from_r, run_case=run_shuffle,
         compare_case=compare_shuffle,
     ),
