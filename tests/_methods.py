@@ -111,7 +111,9 @@ def check_defaults_match_r_formals(bridge, m, *, check_bridge: bool = False) -> 
     for r_arg, default in m.defaults.items():
         if check_bridge:
             assert r_arg in names, f"{r_fun} has no argument {r_arg}"
-        r_default = bridge.call("eval", formals[r_arg], package="base")
+        # an R expression (-1 is the call `-`(1), c(...) a call): evaluated in R, not converted as its text
+        r_default = bridge.call("eval", bridge.call("[[", formals, r_arg, package="base", as_robject=True),
+                                package="base")
         assert r_default == default or (r_default is None and default is None), (r_arg, r_default, default)
         assert inspect.signature(m.native).parameters[py_of_r[r_arg]].default == default
         if check_bridge:

@@ -199,7 +199,9 @@ def test_defaults_match_sdcmicro_formals(fn):
     py_of_r = {r: py for py, r in fn.arguments.items() if r}
     for r_arg, default in fn.defaults.items():
         assert r_arg in names, f"{target} has no argument {r_arg}"
-        r_default = pr.call("eval", formals[r_arg], package="base") if r_arg in names else None
+        # the default is an R expression (-999 is the call `-`(999)): evaluated in R, not converted as text
+        expr = pr.call("[[", formals, r_arg, package="base", as_robject=True)
+        r_default = pr.call("eval", expr, package="base")
         assert r_default == default or (r_default is None and default is None), (r_arg, r_default, default)
         assert bridge[py_of_r[r_arg]].default == default
 

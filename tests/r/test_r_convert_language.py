@@ -16,14 +16,6 @@ pytestmark = pytest.mark.needs_r
 
 @pytest.fixture(scope="module")
 def rfun():
-    try:
-        import rpy2  # noqa: F401
-    except ImportError:
-        pytest.skip("rpy2 is not installed (pip install 'pysdc-measures[r]')")
-    st = pr.available(sdcmicro=False)
-    if not st:
-        pytest.skip(f"R is not usable: {st.reason}")
-
     def run(code):
         return pr.call("eval", pr.call("parse", text=code, package="base", as_robject=True), package="base")
 

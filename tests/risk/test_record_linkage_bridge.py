@@ -16,7 +16,6 @@ import sys
 import pandas as pd
 import pytest
 
-from pysdc import parity as _parity
 from pysdc._registry import MEASURES
 
 ENTRY = next(m for m in MEASURES if m.python == "record_linkage")
