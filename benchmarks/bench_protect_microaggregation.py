@@ -14,7 +14,8 @@ and times, once per size
 
 sdcMicro runs in one ``Rscript`` process on the CSV read by ``read.csv`` (reading is not timed); pysdc
 in this process on the same CSV read by pandas; both results are compared (``mx`` equal to the last
-bit). ``--native-only`` sizes time pysdc alone and report its peak memory (``ru_maxrss``). Prints a
+bit). ``--native-only`` sizes time pysdc alone (mdav, simple, single, onedims, mafast) and report its peak
+memory (``ru_maxrss``). Prints a
 Markdown table (ratio = sdcMicro time / pysdc time); the numbers go to ``benchmarks/RESULTS.md``
 ("Protection: microaggregation") by hand.
 """
@@ -99,11 +100,17 @@ def main(argv=None) -> int:
                     f"{r['mafast'] / t_mafast:,.3g}× | — |")
     for size in [s for s in a.native_only.split(",") if s]:
         x = make_frame(int(float(size)))
-        t0, c0 = time.perf_counter(), time.process_time()
-        microaggregation(x, VARS, aggr=3)
-        t, c = time.perf_counter() - t0, time.process_time() - c0
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-        rows.append(f"| mdav (aggr 3, 4 vars), pysdc only | {size} | {t:.3g} (CPU {c:.3g}) | — | — | peak {rss:.2f} GiB |")
+        for method in ("mdav", "simple", "single", "onedims", "mafast"):
+            t0, c0 = time.perf_counter(), time.process_time()
+            if method == "mafast":
+                mafast(x, VARS, aggr=3)
+            else:
+                microaggregation(x, VARS, aggr=3, method=method)
+            t, c = time.perf_counter() - t0, time.process_time() - c0
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+            rows.append(f"| {method} (aggr 3, 4 vars), pysdc only | {size} | {t:.3g} (CPU {c:.3g}) | — | — "
+                        f"| peak so far {rss:.2f} GiB |")
+            print(rows[-1], flush=True)
     print("\n".join(rows))
     return 0
 
