@@ -230,3 +230,18 @@ def test_committed_methods_run_is_rendered_as_the_methods():
     md = markdown(doc)
     assert md.startswith("# pysdc's protection methods") and "--methods --replay SEED" in md
     assert all(r["reproduce"].endswith(f"--methods --replay {r['seed']}") for r in doc["explained"])
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("dtype", ["int64", "Int64"])
+def test_top_bot_coding_a_double_replacement_makes_the_column_double_through_the_bridge(bridge, dtype):
+    """Found by the tester (seed 1): R's column becomes double even when no value is replaced; the bridge's dtype
+    memory had made its whole numbers integer again (native: float)."""
+    d = pd.DataFrame({"x": pd.array([1, 5, 9], dtype=dtype)})
+    for value in (9, 5):  # nothing above 9; 9 replaced
+        handle = bridge.call("topBotCoding", d, value=value, replacement=float(value), column="x", as_robject=True)
+        column = bridge.call("[[", handle, "x", package="base", as_robject=True)
+        assert bridge.call("class", column, package="base") == "numeric"  # R's
+        a = pysdc.protect.top_bot_coding(d, "x", value, float(value))
+        b = bridge.top_bot_coding(d, "x", value, float(value))
+        assert a["x"].dtype.kind == b["x"].dtype.kind == "f" and a["x"].dtype == b["x"].dtype
