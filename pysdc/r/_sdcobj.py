@@ -57,6 +57,9 @@ def _step_call(step) -> tuple:
         if name in m.r_convert:  # the same meaning in sdcMicro's terms (rankSwap's P: a fraction of the records)
             value = m.r_convert[name](value)
         kwargs[r_name] = value
+    if m.r == "rankSwap" and step.result is not None:  # refused before R what aborts it (an empty extreme group)
+        m.to_r({**{n: p.default for n, p in inspect.signature(m.native).parameters.items()}, **step.arguments,
+                "data": step.result, "variables": list(step.variables)})
     if m.r == "recordSwap" and any(r != "key" for r in step.roles):
         raise InvalidParameterError(
             f"SdcObj.from_problem: the record_swap step swapped {list(step.variables)}, not all key variables; an "

@@ -175,3 +175,12 @@ def test_from_problem_refuses_a_swap_of_non_key_columns(problem):
 
     with pytest.raises(InvalidParameterError, match="not all key variables"):
         pysdc.r.SdcObj.from_problem(q)
+
+
+def test_from_problem_refuses_a_rank_swap_that_would_abort_r(problem):
+    """sdcMicro 5.8.0's C++ aborted R when an extreme group is empty (n x percent / 100 < 1): refused before R."""
+    q = problem.rank_swap(variables=["income"], bottom_percent=0.01, seed=1)  # natively: nothing grouped
+    import pysdc.r
+
+    with pytest.raises(InvalidParameterError, match="extreme"):
+        pysdc.r.SdcObj.from_problem(q)
