@@ -13,7 +13,7 @@ import pandas as pd
 from .._foreign import Declaration, declared_measure
 from .._validation import Columns, declared_params
 
-__all__ = ["Measure", "Shown", "native_arguments", "decode", "SECTIONS", "ASSESSMENTS"]
+__all__ = ["Measure", "Shown", "native_arguments", "decode", "SECTIONS", "ASSESSMENTS", "COMPARES"]
 
 #: the report sections a measure belongs to (ids of the HTML report's sections)
 SECTIONS = ("risk", "suda2", "ldiversity", "utility", "utility-per-variable", "estimates")
@@ -22,11 +22,21 @@ SECTIONS = ("risk", "suda2", "ldiversity", "utility", "utility-per-variable", "e
 #: ``"linkage"`` -- :meth:`pysdc.SdcProblem.risk` with ``masked`` and numeric variables calls ``native(x, y, num_vars)``
 #: on the records complete in both files (record i of the masked file is record i of the data); the result joins
 #: the ``linkage`` section of the ``pysdc-risk-1`` model (its :attr:`Measure.shows`), the text and HTML reports and
-#: ``pysdc risk --numeric --masked``. Empty: the problem computes the measure on its own terms (or not at all).
-ASSESSMENTS = ("", "linkage")
+#: ``pysdc risk --numeric --masked``.
+#: ``"utility"`` -- :meth:`pysdc.SdcProblem.utility` calls ``native(x[cols], xm[cols])`` on the variables its
+#: :attr:`Measure.compares` names (record i of the masked file is record i of the data); the result joins the
+#: ``literature`` section of the ``pysdc-utility-1`` model (its :attr:`Measure.shows`), the text and HTML reports
+#: and ``pysdc utility`` / ``pysdc report``. Empty: the problem computes the measure on its own terms (or not at all).
+ASSESSMENTS = ("", "linkage", "utility")
 
-#: how a shown value is written: a share as a percentage, a count, a number, a word, a yes/no
-FORMATS = ("pct", "int", "float", "text", "bool")
+#: which variables of a problem a ``"utility"`` measure compares: the numeric variables, the categorical key
+#: variables, or both (numeric first) -- :func:`pysdc.problem.utility_columns`' groups
+COMPARES = ("numeric", "categorical", "both")
+
+#: how a shown value is written: a share as a percentage, a count, a number, a word, a yes/no; ``"map"`` a
+#: per-variable Series / mapping ({name: number}), ``"names"`` a list of names, ``"table"`` a DataFrame
+#: ({row: {column: number}})
+FORMATS = ("pct", "int", "float", "text", "bool", "map", "names", "table")
 
 
 @dataclass(frozen=True)
@@ -45,22 +55,59 @@ class Shown:
         ``"int"``, ``"float"`` (None stays None), ``"text"``, ``"bool"``.
     attr : str
         The result's attribute holding it (default: ``key``).
+    get : callable or None
+        ``get(result) -> value`` where the value is computed from the result rather than read (e.g. a mean of
+        its per-variable values); converted by ``fmt`` as an attribute would be.
+    note : str
+        The utility text's note beside it, formatted with the entry's values (a list joined with ", ", a
+        missing or empty value as "-"; in a per-variable row a ``"map"`` value stands for the row's variable's).
+    digits : int or None
+        Significant digits in the text reports (None: the reports' default).
+    quantity : str
+        Its row in :meth:`pysdc.problem.ProblemUtility.to_frame` (``"utility"`` measures; formatted with the
+        entry's values); empty: no row.
+    column : str
+        A ``"map"``'s column in :meth:`pysdc.problem.ProblemUtility.per_variable` (and the HTML report's
+        per-variable table); empty: none.
+    about : str
+        What that column holds, in the few words the HTML report's per-variable note says.
+
+    With ``"utility"`` measures a ``"map"`` with a label is written one row per variable (the label formatted
+    with ``key`` = the variable), a ``"table"`` with a label as a table of its own under that label.
     """
 
     key: str
     label: str = ""
     fmt: str = "float"
     attr: str = ""
+    get: Callable | None = None
+    note: str = ""
+    digits: int | None = None
+    quantity: str = ""
+    column: str = ""
+    about: str = ""
 
     def __post_init__(self):
         if self.fmt not in FORMATS:  # pragma: no cover - an entry error, caught at import
             raise ValueError(f"Shown {self.key!r}: fmt must be one of {FORMATS}; got {self.fmt!r}")
+        if self.column and self.fmt != "map":  # pragma: no cover - an entry error, caught at import
+            raise ValueError(f"Shown {self.key!r}: a per-variable column is a map (fmt='map')")
+
+    def raw(self, result):
+        """The value from a result as the result holds it (a Series stays a Series)."""
+        return self.get(result) if self.get is not None else getattr(result, self.attr or self.key)
 
     def read(self, result):
         """The value from a result, as the model stores it (plain Python)."""
-        v = getattr(result, self.attr or self.key)
+        v = self.raw(result)
         if v is None:
             return None
+        if self.fmt == "map":
+            return {str(k): float(x) for k, x in v.items()}
+        if self.fmt == "names":
+            return [str(e) for e in v]
+        if self.fmt == "table":
+            return {str(row): {str(c): float(x) for c, x in v.loc[row].items()} for row in v.index}
         if self.fmt == "int":
             return int(v)
         if self.fmt == "bool":
@@ -145,6 +192,11 @@ class Measure:
     all_pairs : bool
         It compares every pair of records (n x n memory): the problem skips it, with the reason, above
         ``SdcProblem.risk``'s ``record_linkage_max`` records (``pysdc risk --force-record-linkage``).
+    compares : str
+        With ``assess="utility"``: which variables of the problem it compares (one of :data:`COMPARES`).
+    matrix : str
+        With ``assess="utility"``: it builds p x p matrices of the numeric variables (time ~p^3): the problem
+        skips it above ``MAX_MATRIX_VARIABLES`` numeric variables, calling it this in the reason (empty: no limit).
     question : tuple of str
         ``(question, how to answer it, source, from)``: its row of the question table of docs/measures.md
         ("Which measure answers which question", generated part ``questions``); empty: the page's hand-written
@@ -183,6 +235,8 @@ class Measure:
     assess: str = ""
     shows: tuple = ()
     all_pairs: bool = False
+    compares: str = ""
+    matrix: str = ""
     question: tuple = ()
 
     def __post_init__(self):
@@ -194,6 +248,8 @@ class Measure:
             raise ValueError(f"{self.python}: question is (question, how to answer it, source, from)")
         if self.assess and not self.shows:  # pragma: no cover - an entry error, caught at import
             raise ValueError(f"{self.python}: an assessed measure names the numbers it shows (shows=...)")
+        if (self.assess == "utility") != (self.compares in COMPARES):  # pragma: no cover - an entry error
+            raise ValueError(f"{self.python}: a 'utility' measure names the variables it compares, one of {COMPARES}")
 
     def model_entry(self, result) -> dict:
         """The numbers of ``result`` the assessment model holds: ``value`` (the first of :attr:`shows`), then each

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .._errors import InvalidParameterError
+from .._registry import assessed
 from .._selection import default_variables
 from .._types import r_class
 from ..datasets import demo_path
@@ -47,7 +48,7 @@ def add_parser(sub) -> None:
         "utility", help="information loss between an original and a masked file",
         description="Information-loss measures of MASKED relative to ORIGINAL: dUtility's IL1, IL1s, eigen, "
                     "robeigen (numeric variables), IL_correl and IL_variables, then literature measures (not "
-                    "sdcMicro's): il_continuous, il_categorical, hellinger, gsil.",
+                    "sdcMicro's): " + ", ".join(m.python for m in assessed("utility")) + ".",
     )
     u.add_argument("original", nargs="?", metavar="ORIGINAL", help=f"original data ({FORMATS})")
     u.add_argument("masked", nargs="?", metavar="MASKED", help="masked data, same records in the same order")
@@ -56,7 +57,8 @@ def add_parser(sub) -> None:
                                    "files but the weight (by --weight or by name), household id, record ids and key "
                                    "variables; the report "
                                    "says which were taken and which left out, and why)")
-    add_names_flag(u, "--keys", "categorical (key) variables to compare (IL_variables, il_categorical)")
+    add_names_flag(u, "--keys", "categorical (key) variables to compare (IL_variables, "
+                   + ", ".join(m.python for m in assessed("utility") if m.compares != "numeric") + ")")
     add_alias(u, "--vars", "--numeric", "vars", nargs="+",
               advice="use --numeric for numeric variables and --keys for categorical ones")
     u.add_argument("--schema", metavar="S", help="schema JSON of ORIGINAL (default: its sidecar, if any)")

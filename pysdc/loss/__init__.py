@@ -1,4 +1,8 @@
-"""Information-loss (utility) measures: sdcMicro's and the literature's."""
+"""Information-loss (utility) measures: sdcMicro's and the literature's.
+
+``__all__`` holds every registry measure whose native function lives in this package, with its result class
+when defined here (tests/test_adding_a_measure.py checks it against :data:`pysdc._registry.MEASURES`; the registry
+sits above this package, so it cannot generate the list)."""
 
 from ._categorical import CategoricalLossResult, il_categorical
 from ._ci_overlap import ci_overlap

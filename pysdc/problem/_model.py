@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .._format import jsonable
+from .._registry import assessed
 from .._summaries import counted_quantile, global_section, household_section, k_anonymity
 from .._version import __version__
 from ..core.dutility import CELLWISE_METHODS
@@ -389,22 +390,8 @@ def utility_model(pu, *, n_x: int, n_xm: int, cols_x: int, cols_xm: int, origina
                                                           "n_x": int(r.n_x), "n_xm": int(r.n_xm)})
     measures["il_variables"] = entry("il_variables", lambda r: {
         "value": float(r.value), "n": int(r.n), "per_variable": {str(k): float(x) for k, x in r.per_variable.items()}})
-    lit = {
-        "il_continuous": entry("il_continuous", lambda r: {
-            "value": float(r.gilcv), "gilcv": float(r.gilcv), "il1": float(r.il1),
-            "table": {str(row): {str(c): float(x) for c, x in r.table.loc[row].items()} for row in r.table.index}}),
-        "il_categorical": entry("il_categorical", lambda r: {
-            "value": float(r.ctbil_normalized), "direct": {str(k): float(x) for k, x in r.direct.items()},
-            "ctbil_normalized": float(r.ctbil_normalized), "ebil": {str(k): float(x) for k, x in r.ebil.items()}}),
-        "il_entropy": entry("il_entropy", lambda r: {
-            "value": float(np.mean(per_variable(r).to_numpy(dtype=float))),
-            "per_variable": {str(k): float(x) for k, x in per_variable(r).items()}}),
-        "hellinger": entry("hellinger", lambda r: {
-            "value": float(per_variable(r).mean()), "ghd": float(per_variable(r).mean()),
-            "per_variable": {str(k): float(x) for k, x in per_variable(r).items()}}),
-        "gsil": entry("gsil", lambda r: {"value": float(r.value), "band": r.band, "applicable": list(r.applicable),
-                                         "parts": {str(k): float(x) for k, x in r.parts.items()}}),
-    }
+    # the registry's utility measures (assess="utility"): the numbers their entries' shows name
+    lit = {m.python: entry(m.python, m.model_entry) for m in assessed("utility")}
     out = _utility_head(engine="pandas", original=original, masked=masked, n_x=n_x, n_xm=n_xm, cols_x=cols_x,
                         cols_xm=cols_xm, variables=v, selected=selected or [*v["keys"], *v["numeric"]],
                         only_in=only_in, paired_by="position")
@@ -447,8 +434,7 @@ def engine_utility_model(res: dict, *, variables: dict, engine: str, n_x: int, n
                                                                    "n_x": int(r.n_x), "n_xm": int(r.n_xm)})
     measures["il_variables"] = entry(res.get("il_variables"), lambda r: {
         "value": float(r.value), "n": int(r.n), "per_variable": {str(k): float(x) for k, x in r.per_variable.items()}})
-    lit = {name: measure_entry(None, skipped=f"{name} {here}") for name in
-           ("il_continuous", "il_categorical", "il_entropy", "hellinger", "gsil")}
+    lit = {m.python: measure_entry(None, skipped=f"{m.python} {here}") for m in assessed("utility")}
     out = _utility_head(engine=engine, original=original, masked=masked, n_x=n_x, n_xm=n_xm, cols_x=cols_x,
                         cols_xm=cols_xm, variables=variables, selected=selected or [], only_in=([], []),
                         paired_by=paired_by)

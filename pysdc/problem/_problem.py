@@ -33,16 +33,7 @@ from .._registry import assessed
 from .._types import r_class
 from .._validation import user_stacklevel
 from ..io import as_frame
-from ..loss import (
-    d_utility,
-    gsil,
-    hellinger,
-    il_categorical,
-    il_continuous,
-    il_correl,
-    il_entropy,
-    il_variables,
-)
+from ..loss import d_utility, il_correl, il_variables
 from ..risk import (
     d_risk,
     d_risk_rmd,
@@ -440,9 +431,10 @@ class SdcProblem:
         -------
         ProblemUtility
             sdcMicro's measures (``d_utility`` IL1, IL1s, eigen, robeigen and ``il_correl`` on the numeric
-            variables, ``il_variables`` on all of them) and the literature's (``il_continuous``,
-            ``il_categorical``, ``il_entropy``, ``hellinger``, ``gsil``), on the variables
-            :func:`utility_columns` gives (the one rule of every path). A measure that does not apply
+            variables, ``il_variables`` on all of them) and the literature's (every registry entry with
+            ``assess="utility"``, on the numeric, the categorical key variables or both as the entry's
+            ``compares`` says), on the variables :func:`utility_columns` gives (the one rule of every path).
+            A measure that does not apply
             is listed in ``skipped`` with the reason. ``.to_dict()`` is the assessment model (JSON format
             ``pysdc-utility-1``).
         """
@@ -478,33 +470,28 @@ class SdcProblem:
                     continue
                 kw = {"random_state": random_state} if m == "robeigen" and random_state is not None else {}
                 attempt(f"d_utility.{m}", m, d_utility, x[nums], xm[nums], method=m, **kw)
-            for name, fn in (("il_correl", il_correl), ("il_continuous", il_continuous)):
-                if p > MAX_MATRIX_VARIABLES:
-                    skipped[name] = _too_wide(name, p, MAX_MATRIX_VARIABLES, f"pysdc.{name}(x, xm)")
-                else:
-                    attempt(name, name, fn, x[nums], xm[nums])
+            if p > MAX_MATRIX_VARIABLES:
+                skipped["il_correl"] = _too_wide("il_correl", p, MAX_MATRIX_VARIABLES, "pysdc.il_correl(x, xm)")
+            else:
+                attempt("il_correl", "il_correl", il_correl, x[nums], xm[nums])
         else:
-            for name in (*(f"d_utility.{m}" for m in D_UTILITY_METHODS), "il_correl", "il_continuous"):
-                skipped[name] = "no numeric variables (num_vars) declared"
+            for name in (*(f"d_utility.{m}" for m in D_UTILITY_METHODS), "il_correl"):
+                skipped[name] = _NO_VARIABLES["numeric"]
         if ilv:
             sc = {k: v for k, v in cols["scales"].items() if k in ilv}
             attempt("il_variables", "il_variables", il_variables, x[ilv], xm[ilv], scales=sc or None)
         else:
-            skipped["il_variables"] = "no variable of a suitable type was selected"
-        if cats:
-            attempt("il_categorical", "il_categorical", il_categorical, x[cats], xm[cats])
-            attempt("il_entropy", "il_entropy", il_entropy, x[cats], xm[cats])
-        else:
-            skipped["il_categorical"] = skipped["il_entropy"] = "no categorical key variables"
-        both = nums + [c for c in cats if c not in nums]
-        if both:
-            attempt("hellinger", "hellinger", hellinger, x[both], xm[both])
-            if p > MAX_MATRIX_VARIABLES:
-                skipped["gsil"] = _too_wide("gsil (its GILCV part)", p, MAX_MATRIX_VARIABLES, "pysdc.gsil(x, xm)")
+            skipped["il_variables"] = _NO_VARIABLES["both"]
+        # the registry's utility measures (assess="utility"), each on the variables its entry names
+        groups = {"numeric": nums, "categorical": cats, "both": nums + [c for c in cats if c not in nums]}
+        for m in assessed("utility"):
+            use = groups[m.compares]
+            if not use:
+                skipped[m.python] = _NO_VARIABLES[m.compares]
+            elif m.matrix and p > MAX_MATRIX_VARIABLES:
+                skipped[m.python] = _too_wide(m.matrix, p, MAX_MATRIX_VARIABLES, f"pysdc.{m.python}(x, xm)")
             else:
-                attempt("gsil", "gsil", gsil, x[both], xm[both])
-        else:
-            skipped["hellinger"] = skipped["gsil"] = "no variable of a suitable type was selected"
+                attempt(m.python, m.python, m.native, x[use], xm[use])
         skipped.update(errors)
         variables = {"keys": keys, **{k: v for k, v in cols.items() if k != "declared_scales"}}
         return ProblemUtility(results=results, skipped=skipped, variables=variables, errors=errors, n_x=len(x),
@@ -568,6 +555,11 @@ class SdcProblem:
 MAX_MATRIX_VARIABLES = 1000
 #: robeigen fits an MCD (hundreds of p-variate subsets, each ~p^3): minutes already at 100 variables
 MAX_ROBEIGEN_VARIABLES = 100
+
+
+#: why a utility measure was not computed when its variables (``Measure.compares``) are none
+_NO_VARIABLES = {"numeric": "no numeric variables (num_vars) declared", "categorical": "no categorical key variables",
+                 "both": "no variable of a suitable type was selected"}
 
 
 def _too_wide(name: str, p: int, limit: int, call: str) -> str:

@@ -10,11 +10,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .._registry import assessed
 from .._results import _Repr
 from ._model import risk_model, utility_model
 from ._spec import origin
 
 __all__ = ["ProblemRisk", "ProblemUtility", "ProblemComparison"]
+
+#: the registry's utility measures (``assess="utility"``), by name
+_UTILITY = {m.python: m for m in assessed("utility")}
 
 # =============================================================================
 # results
@@ -130,9 +134,8 @@ class ProblemUtility(_Repr):
     results : dict
         Measure -> its result: ``"d_utility.IL1"``, ``"d_utility.IL1s"``, ``"d_utility.eigen"``,
         ``"d_utility.robeigen"`` (:func:`pysdc.d_utility` on ``num_vars``), ``"il_correl"``
-        (``num_vars``), ``"il_variables"`` (key and numeric variables), and the literature's
-        ``"il_continuous"`` (``num_vars``), ``"il_categorical"`` and ``"il_entropy"`` (the
-        categorical key variables), ``"hellinger"`` and ``"gsil"`` (both).
+        (``num_vars``), ``"il_variables"`` (key and numeric variables), and the literature's: every
+        registry entry with ``assess="utility"`` by its name, on the variables its ``compares`` names.
     skipped : dict
         Measure -> why it was not computed (e.g. no numeric variables declared).
     variables : dict
@@ -175,34 +178,25 @@ class ProblemUtility(_Repr):
                 rows.append(_row("utility", base, method, float(r)))
             elif base in ("il_correl", "il_variables"):
                 rows.append(_row("utility", base, "value", r.value))
-            elif base == "il_continuous":
-                rows += [_row("utility", base, "GILCV (%)", r.gilcv), _row("utility", base, "IL1 (mean per cell)", r.il1)]
-            elif base == "il_categorical":
-                rows += [_row("utility", base, "CTBIL (normalised)", r.ctbil_normalized)]
-            elif base in ("hellinger", "il_entropy"):
-                rows.append(_row("utility", base, "mean over variables",
-                                 float(np.mean(r.per_variable.to_numpy(dtype=float)))))
-            elif base == "gsil":
-                rows.append(_row("utility", base, f"score ({r.band})", r.value))
+            elif base in _UTILITY:  # the registry's utility measures: the rows their entries' shows name
+                shown = _UTILITY[base].shows
+                vals = {s.key: s.read(r) for s in shown}
+                rows += [_row("utility", base, s.quantity.format(**vals), vals[s.key]) for s in shown if s.quantity]
         if not rows:
             return pd.DataFrame(columns=["value", "origin"],
                                 index=pd.MultiIndex.from_arrays([[], []], names=["measure", "quantity"]))
         return pd.DataFrame(rows).set_index(["measure", "quantity"]).drop(columns="section")
 
     def per_variable(self) -> pd.DataFrame:
-        """Per-variable losses: index the variables; columns ``il_variables`` (sdcMicro's), ``hellinger``,
-        ``direct`` and ``ebil`` (il_categorical), ``il_entropy`` (literature); NaN where a measure does not
-        cover a variable."""
+        """Per-variable losses: index the variables; columns ``il_variables`` (sdcMicro's), then the per-variable
+        columns the registry's utility measures declare (``Shown.column``: ``direct`` and ``ebil`` of
+        il_categorical, ``il_entropy``, ``hellinger`` ...); NaN where a measure does not cover a variable."""
         cols = {}
         if "il_variables" in self.results:
             cols["il_variables"] = self.results["il_variables"].per_variable
-        if "hellinger" in self.results:
-            cols["hellinger"] = self.results["hellinger"].per_variable
-        if "il_categorical" in self.results:
-            cols["direct"] = self.results["il_categorical"].direct
-            cols["ebil"] = self.results["il_categorical"].ebil
-        if "il_entropy" in self.results:
-            cols["il_entropy"] = self.results["il_entropy"].per_variable
+        for name, m in _UTILITY.items():
+            if name in self.results:
+                cols.update({s.column: s.raw(self.results[name]) for s in m.shows if s.column})
         order = list(dict.fromkeys(v for s in cols.values() for v in s.index))
         return pd.DataFrame({k: pd.Series(s, dtype=float).reindex(order) for k, s in cols.items()}, index=order)
 

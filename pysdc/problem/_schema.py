@@ -112,7 +112,7 @@ UTILITY_SCHEMA = {
         "literature": {"type": "object", "required": ["note", "variables", "measures"],
                        "properties": {"measures": {
                            "type": "object",
-                           "required": ["il_continuous", "il_categorical", "il_entropy", "hellinger", "gsil"],
+                           "required": [m.python for m in assessed("utility")],
                            "additionalProperties": _MEASURE}}},
         "provenance": {"type": "object"},
         "variable_selection": {"type": "object"},

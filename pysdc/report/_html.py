@@ -68,7 +68,7 @@ from ._html_base import (
     _val,
 )
 from ._html_verdict import _GSIL_RULE, _verdict
-from ._info import LINKAGE_INFO, LINKAGE_MEASURES, LITERATURE_INFO, MEASURE_INFO, shown_rows
+from ._info import LINKAGE_INFO, LINKAGE_MEASURES, LITERATURE_INFO, MEASURE_INFO, UTILITY_MEASURES, shown_rows
 
 __all__ = ["render_html", "SECTIONS", "SDCMICRO_REFERENCE"]
 
@@ -446,15 +446,19 @@ def _utility(putil, notes: _Notes) -> str:
     return out
 
 
-_PV_TARGETS = {"il_variables": "il_variables", "hellinger": "hellinger", "direct": "il_categorical",
-               "ebil": "il_categorical", "il_entropy": "il_entropy"}
+#: the per-variable columns (sdcMicro's il_variables, then those the registry's utility measures declare:
+#: ``Shown.column``) -> (the measure whose warnings they show, its source, what the column holds)
+_PV_COLUMNS = {"il_variables": ("il_variables", "sdcMicro: IL_variables",
+                                "the variable's mean distance per record (sdcMicro's IL_variables)"),
+               **{s.column: (name, "literature", s.about) for name, m in UTILITY_MEASURES.items()
+                  for s in m.shows if s.column}}
+_PV_TARGETS = {c: v[0] for c, v in _PV_COLUMNS.items()}
 
 
 def _per_variable(pv: pd.DataFrame, notes: _Notes) -> str:
     if pv.empty:
         return _note("No per-variable measure applied.")
-    src = {"il_variables": "sdcMicro: IL_variables", "hellinger": "literature", "direct": "literature",
-           "ebil": "literature", "il_entropy": "literature"}
+    src = {c: v[1] for c, v in _PV_COLUMNS.items()}
     heads = ["variable"]
     for c in pv.columns:
         heads += [_Raw(_e(c) + notes.flags(_PV_TARGETS.get(c))), ""]
@@ -470,12 +474,9 @@ def _per_variable(pv: pd.DataFrame, notes: _Notes) -> str:
     nums = {1 + 2 * i for i in range(len(pv.columns))}
     legend = " ".join(f"{c} {_badge(src.get(c, 'pysdc'))}" for c in pv.columns)
     return (_table(heads, rows, num_cols=nums) + f"<p class=\"note\">{legend}</p>"
-            + _note("il_variables: the variable's mean distance per record (sdcMicro's IL_variables); hellinger: "
-                    "distance between the variable's distributions (0 to 1); direct: share of records whose value "
-                    "changed; ebil: entropy-based loss (il_categorical); il_entropy: |H(masked) - H(original)|. "
-                    "NA: the measure does not apply to the variable (e.g. direct, ebil and il_entropy to numeric "
-                    "variables).")
-            + notes.boxes(*_PV_TARGETS.values()))
+            + _note("; ".join(f"{c}: {v[2]}" for c, v in _PV_COLUMNS.items()) + ". NA: the measure does not apply "
+                    "to the variable (e.g. a categorical measure to numeric variables).")
+            + notes.boxes(*dict.fromkeys(_PV_TARGETS.values())))
 
 
 def _plots(x, xm, keys, nums, figs: _Figures) -> str:

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .._errors import PysdcError
 from .._format import fmt
+from .._registry import assessed
 from .._version import REFERENCE_SDCMICRO_VERSION as SDCMICRO_REFERENCE  # noqa: F401 - used by report._html
 from ..plots import plain  # the data's names are drawn literally (a "$" would start mathtext)
 
@@ -178,7 +179,8 @@ _TARGET_ALIASES = {"freq_calc": "measure_risk", "indiv_risk": "measure_risk", "m
 #: ... and, when the message does not say, by where it was raised
 _WHERE_TARGETS = {"dRiskRMD": "d_risk_rmd", "dRisk": "d_risk", "kAnon_violations": "k_anon", "suda2": "suda2",
                   "measure_risk": "measure_risk", "compare_estimates": "compare_estimates",
-                  "compare_regression": "compare_regression"}
+                  "compare_regression": "compare_regression",
+                  **{m.python: m.python for m in assessed("utility")}}  # SdcProblem.utility calls them by their name
 _PREFIX = re.compile(r"\s*(\w+)(?:\(method=['\"](\w+)['\"])?")
 
 

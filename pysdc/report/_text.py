@@ -19,6 +19,8 @@ from ._info import LINKAGE_INFO as _LINKAGE_INFO
 from ._info import LITERATURE_INFO as _LITERATURE_INFO
 from ._info import MEASURE_INFO as _MEASURE_INFO
 from ._info import shown_rows as _shown_rows
+from ._info import utility_rows as _utility_rows
+from ._info import utility_tables as _utility_tables
 
 __all__ = ["utility_text", "risk_text", "measure_risk_text", "freq_calc_text", "indiv_risk_text", "ldiversity_text",
            "r_number", "r_round", "r_format"]
@@ -96,42 +98,23 @@ def utility_text(rep: dict) -> str:
 
 
 def _literature_text(lit: dict) -> list[str]:
-    """The "literature measures (not sdcMicro)" section of the utility text."""
+    """The "literature measures (not sdcMicro)" section of the utility text: each measure's rows and tables as its
+    registry entry's ``shows`` say (:func:`pysdc.report._info.utility_rows`)."""
     L = ["Literature measures (not sdcMicro): pysdc's own, no sdcMicro counterpart"]
     m = lit["measures"]
-    rows = []
-    c = m["il_continuous"]
-    if c["status"] == "ok":
-        rows += [["il_continuous", "GILCV", _fmt(c["gilcv"]), "mean relative variation, %"],
-                 ["il_continuous", "IL1", _fmt(c["il1"]), "Yancey, Winkler & Creecy's IL1, mean per cell"]]
-    k = m["il_categorical"]
-    if k["status"] == "ok":
-        rows.append(["il_categorical", "CTBIL normalised", _fmt(k["ctbil_normalized"]), "contingency tables"])
-        rows += [["il_categorical", f"direct {v}", _fmt(val, 4), f"EBIL {_fmt(k['ebil'][v], 4)}"]
-                 for v, val in k["direct"].items()]
-    e = m.get("il_entropy")
-    if e is not None and e["status"] == "ok":
-        rows.append(["il_entropy", "mean", _fmt(e["value"]), "entropy loss per variable, mean"])
-        rows += [["il_entropy", v, _fmt(val, 4), ""] for v, val in e["per_variable"].items()]
-    h = m["hellinger"]
-    if h["status"] == "ok":
-        rows.append(["hellinger", "GHD", _fmt(h["ghd"]), "mean over the variables"])
-        rows += [["hellinger", v, _fmt(val, 4), ""] for v, val in h["per_variable"].items()]
-    g = m["gsil"]
-    if g["status"] == "ok":
-        rows.append(["gsil", "GSIL", _fmt(g["value"]), f"band: {g['band'] or '-'} (parts: {', '.join(g['applicable'])})"])
+    rows = [row for name, e in m.items() for row in _utility_rows(name, e)]
     if rows:
         L.append(_table(["measure", "part", "value", "note"], rows, right={2}))
     failed = [(n, r) for n, r in m.items() if r["status"] != "ok"]
     for n, r in failed:
         L.append(_wrap(f"{n}: {r['status']}: {r['error']}"))
-    if c["status"] == "ok":
-        L.append("")
-        L.append("il_continuous discrepancy table (rows: what is compared; columns: how)")
-        t = c["table"]
-        cols = list(next(iter(t.values())).keys()) if t else []
-        L.append(_table(["", *cols], [[r, *(_fmt(t[r][cc], 4) for cc in cols)] for r in t],
-                        right=set(range(1, len(cols) + 1))))
+    for name, e in m.items():
+        for label, t, digits in _utility_tables(name, e):
+            L.append("")
+            L.append(label)
+            cols = list(next(iter(t.values())).keys()) if t else []
+            L.append(_table(["", *cols], [[r, *(_fmt(t[r][cc], *(() if digits is None else (digits,))) for cc in cols)]
+                                          for r in t], right=set(range(1, len(cols) + 1))))
     return L
 
 
