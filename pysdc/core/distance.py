@@ -57,6 +57,12 @@ def _ldsum(a: np.ndarray, axis=0) -> np.ndarray:
     return np.add.reduce(a, axis=axis, dtype=_LD)
 
 
+def _seqsum(a: np.ndarray) -> np.floating:
+    """A one-dimensional sum in long double, one value after the other, as R's C loops add (NumPy's
+    ``add.reduce`` sums pairwise)."""
+    return np.cumsum(a, dtype=_LD)[-1] if a.size else _LD(0)
+
+
 def r_col_means(X: np.ndarray) -> np.ndarray:
     """R's ``colMeans(X)`` (no ``na.rm``: a column with a missing value gives NaN)."""
     n = X.shape[0]
@@ -113,12 +119,12 @@ def r_sd(X: np.ndarray) -> np.ndarray:
             m = v.size
             if m < 2:
                 continue
-            tmp = _ldsum(v) / _LD(m)
+            tmp = _seqsum(v) / _LD(m)
             if np.isfinite(tmp):
-                tmp = tmp + _ldsum(v.astype(_LD) - tmp) / _LD(m)
-            mean = float(tmp)
-            d = v - mean
-            out[j] = np.sqrt(float(_ldsum(d * d) / _LD(m - 1)))
+                tmp = tmp + _seqsum(v.astype(_LD) - tmp) / _LD(m)
+            # R's cov.c keeps the mean as a double but subtracts and squares in long double (xxm is LDOUBLE)
+            d = v.astype(_LD) - _LD(float(tmp))
+            out[j] = np.sqrt(float(_seqsum(d * d) / _LD(m - 1)))
     return out
 
 

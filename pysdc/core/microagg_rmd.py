@@ -29,6 +29,7 @@ import numpy as np
 from scipy.linalg import lapack
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
+from .distance import r_sd
 from .mcd import cov_mcd
 from .microagg_pca import standardise
 from .microagg_stats import trimmed_means
@@ -95,22 +96,13 @@ def _ld_sum(x: np.ndarray) -> np.ndarray:
     return np.cumsum(x.astype(np.longdouble), axis=0)[-1]
 
 
-def _r_sd(x: np.ndarray) -> np.ndarray:
-    """R's ``sd`` per column: the two-pass mean, then the long-double sum of squared deviations / (n - 1)."""
-    n = x.shape[0]
-    m = _ld_sum(x) / n
-    m = (m + _ld_sum(x.astype(np.longdouble) - m) / n).astype(np.float64)
-    dev = x.astype(np.longdouble) - m.astype(np.longdouble)
-    return np.sqrt((_ld_sum(dev * dev) / (n - 1)).astype(np.float64))
-
-
 def rmd(x: np.ndarray, aggr: int, random_state=None) -> tuple[np.ndarray, np.ndarray]:
     """sdcMicro's rmd on one stratum: (values, 0-based groups). ``random_state``: an int (R's ``set.seed``) or a
     :class:`pysdc.core.rrandom.RRandom` (advanced as covMcd advances R's stream)."""
     z = standardise(x)
     g = rmd_groups(x, aggr, robust_distances(z, random_state=random_state))
     centre = (_ld_sum(x) / x.shape[0]).astype(np.float64)
-    sd = _r_sd(x)
+    sd = r_sd(x)
     zs = (x - centre) / sd  # the values are standardised with R's sd (not scale()'s) for the group means
     vals = np.column_stack([trimmed_means(zs[:, j], g, 0.0) * sd[j] + centre[j] for j in range(x.shape[1])])
     return vals, g

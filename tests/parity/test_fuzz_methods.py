@@ -173,11 +173,9 @@ def test_mv_top_coding_on_an_exact_fit_gives_a_clear_error():
 
 
 @pytest.mark.live
-@pytest.mark.xfail(strict=True, reason="fuzz:addNoise:*:*:8 and others (r_reference/divergences.json): "
-                   "pysdc.core.distance.r_sd differs from R's sd by one ulp on some columns (R subtracts the mean "
-                   "in long double: (x - mean) with x widened; pysdc in double), so outdect's (and correlated2's) "
-                   "noise differs in the last digit")
 def test_add_noise_outdect_one_column_as_sdcmicro(bridge):
+    """Found by the tester (seed 8): R's sd subtracts the mean in long double (cov.c's LDOUBLE xxm); pysdc's
+    r_sd did it in double and the noise's scale differed by one ulp."""
     x = make_dataset(8, max_n=2000).x[["v4"]]
     a = pysdc.protect.add_noise(x, ["v4"], method="outdect", random_state=51460).xm.to_numpy()
     b = bridge.add_noise(x, ["v4"], method="outdect", random_state=51460).xm.to_numpy()
