@@ -45,8 +45,10 @@ from __future__ import annotations
 import argparse  # noqa: F401 (the parser classes derive from it)
 import sys
 
+from .._progress import progress_display
+from ..io import csv_dialect
 from . import protect, report, risk, utility
-from ._common import PROG, ArgumentParser, report_failure, silence_stdout, version
+from ._common import DECIMAL_HINTS, PROG, ArgumentParser, report_failure, silence_stdout, version
 
 __all__ = ["main", "build_parser"]
 
@@ -77,7 +79,7 @@ def build_parser(parity=None) -> ArgumentParser:
 def _parity_module():
     """The parity command (imported only when asked for), else a reason why it is unavailable."""
     try:
-        from . import parity
+        from . import parity  # optional at run time: a missing or broken parity module must not break the other commands
     except ImportError as exc:
         return f"this installation has no parity module ({exc})"
     except Exception as exc:  # a broken optional module must not break the CLI
@@ -101,8 +103,6 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit status (0 ok, 2 bad input)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     out = sys.stdout
-    from ._common import DECIMAL_HINTS
-
     DECIMAL_HINTS.clear()  # hints of an earlier call in the same process (tests) do not carry over
     parity = _parity_module() if _first_positional(argv) == "parity" else None
     parser = build_parser(parity)
@@ -116,9 +116,6 @@ def main(argv=None) -> int:
         parser.print_help(out)
         return 2 if getattr(args, "command", None) is None else 0
     try:
-        from .._progress import progress_display
-        from ..io import csv_dialect
-
         with csv_dialect(sep=getattr(args, "sep", None), decimal=getattr(args, "decimal", None),
                          encoding=getattr(args, "encoding", None)), progress_display(args):
             return int(args.run(args, out))

@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
 import sys
+import traceback
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pandas.errors import EmptyDataError, ParserError
 
+from .. import io as _io
 from .._errors import InvalidParameterError, PysdcError, PysdcWarning
+from .._names import unknown_columns
+from .._progress import stage
+from .._version import __version__
+from ..engine._errors import is_engine_exception, translate
+from ..io import DIALECT_DEFAULTS, check_output, read_header, separator_hint, write_text
+from ..loss._il_variables import SCALES
+from ..report import jsonable, to_markdown
 
 PROG = "pysdc"
-SCALES = ("numeric", "ordinal", "nominal")
 
 
 class UsageError(PysdcError):
@@ -43,10 +55,6 @@ def read_columns(path: str, needed) -> list[str] | None:
 
 
 def version() -> str:
-    try:
-        from .._version import __version__
-    except ImportError:  # pragma: no cover - partial installs
-        return "unknown"
     return __version__
 
 
@@ -105,8 +113,6 @@ class Warnings:
         self.items: dict[tuple[str, str], list[str]] = {}
 
     def run(self, where: str, fn, *args, **kwargs):
-        from .._progress import stage
-
         stage(where)  # the command's progress display (pysdc._progress), if any
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -131,8 +137,6 @@ def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None
          text=None, flag: str = "") -> pd.DataFrame:
     """Read ``path`` (only ``columns``, if given; ``text`` columns as text), warning about
     empty text fields read as a category and about files that look ;- or tab-separated."""
-    from ..io import read_header, read_table, separator_hint
-
     p = Path(path)
     if not p.name.lower().endswith((".parquet", ".pq")) and not p.exists():
         raise FileNotFoundError(f"{label} file {path!r} does not exist")
@@ -143,7 +147,7 @@ def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None
         check_columns(flag or "the command", columns, header, label)
         usecols = list(columns)
     text_cols = [c for c in (text or [])]
-    df = ws.run(f"reading {label}", read_table, p, schema=schema, na_values=na, usecols=usecols,
+    df = ws.run(f"reading {label}", _io.read_table, p, schema=schema, na_values=na, usecols=usecols,
                 text_columns=text_cols)
     if columns is not None and p.name.lower().endswith((".parquet", ".pq")):
         check_columns(flag or "the command", columns, list(df.columns), label)
@@ -184,9 +188,6 @@ def warn_blank_text(df: pd.DataFrame, label: str, ws: Warnings) -> None:
 def check_columns(flag: str, names, header, label: str) -> None:
     """Refuse ``names`` that ``header`` (the columns of ``label``) lacks: "did you mean" (case first, then
     edit distance; :mod:`pysdc._names`), else the first columns, and a separator hint."""
-    from .._names import unknown_columns
-    from ..io import separator_hint
-
     missing = [c for c in names if c not in header]
     if missing:
         raise InvalidParameterError(unknown_columns(flag, missing, header, label, hint=separator_hint(header)))
@@ -202,9 +203,7 @@ _DECIMAL_COMMA = r"^\s*[-+]?(?:\d+|\d{1,3}(?:\.\d{3})+),\d+\s*$"
 def decimal_comma_hints(df: pd.DataFrame, label: str, ws: Warnings) -> None:
     """Warn about text columns whose values look like numbers with a decimal comma ("504,56") while the
     decimal mark in use is '.': suggest ``--decimal ,`` (with ``--sep ';'`` for a comma-separated file)."""
-    from ..io import DIALECT_DEFAULTS as _DIALECT
-
-    dialect = _DIALECT.get() or {}
+    dialect = DIALECT_DEFAULTS.get() or {}
     if dialect.get("decimal") == ",":
         return
     for col in df.columns:
@@ -233,9 +232,6 @@ def decimal_comma_hints(df: pd.DataFrame, label: str, ws: Warnings) -> None:
 
 def same_file(a: str | None, b: str | None) -> bool:
     """Whether two input files are the same file (same path, a link to it, or identical bytes)."""
-    import hashlib
-    import os
-
     if not a or not b:
         return False
     pa, pb = Path(a), Path(b)
@@ -300,8 +296,6 @@ def add_names_flag(p: argparse.ArgumentParser, flag: str, help: str, metavar: st
 def rescue_positionals(args, positionals, flags) -> None:
     """``pysdc risk --keys a b data.csv``: the files named after a list of names are the positional
     arguments (``nargs="+"`` took them); moved back, in order, to the positionals that are missing."""
-    import os
-
     for p in positionals:  # a deprecated flag for a positional (parity's --data): argparse stores it apart
         alias = getattr(args, f"alias_{p}", None)
         if alias is not None and getattr(args, p, None) is None:
@@ -375,8 +369,6 @@ def add_type_flags(p: argparse.ArgumentParser) -> None:
 
 
 def silence_stdout() -> None:
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -413,8 +405,6 @@ def _input_paths(args) -> list[str]:
 def failure_text(exc: BaseException, args=None) -> str:
     """The text after ``pysdc: error:`` for any exception a command raised (issue 23: every failure
     is one line and exit 2, never a traceback)."""
-    from ..engine._errors import is_engine_exception, translate
-
     if isinstance(exc, PysdcError):
         return one_line(exc)
     if is_engine_exception(exc):  # DuckDB, Arrow, Spark (also Arrow's OSErrors: their text says more)
@@ -444,10 +434,6 @@ def failure_text(exc: BaseException, args=None) -> str:
         if not exc.filename and any(w in text.lower() for w in ("thrift", "parquet")):  # Arrow's plain OSErrors
             return one_line(translate(exc, engine="arrow", paths=_input_paths(args)))
         return text
-    try:
-        from pandas.errors import EmptyDataError, ParserError
-    except ImportError:  # pragma: no cover
-        EmptyDataError = ParserError = ()
     if isinstance(exc, EmptyDataError):
         return f"a file has no data: {one_line(exc)}" + _where(args)
     if isinstance(exc, ParserError):
@@ -465,11 +451,7 @@ def _where(args) -> str:
 def report_failure(exc: BaseException, args=None) -> int:
     """Print ``pysdc: error: ...`` for ``exc`` on stderr (its traceback first when ``PYSDC_DEBUG`` is set);
     exit status 2."""
-    import os
-
     if os.environ.get("PYSDC_DEBUG", "").strip() not in ("", "0"):
-        import traceback
-
         traceback.print_exception(exc, file=sys.stderr)
     try:
         text = failure_text(exc, args)
@@ -500,8 +482,6 @@ def add_output_flag(p: argparse.ArgumentParser) -> None:
 def check_result_output(output, inputs) -> None:
     """``--output``, before any work: a .json, .md or .txt name, never an input."""
     if output:
-        from ..io import check_output
-
         check_output(output, [i for i in inputs if i], extensions=RESULT_EXTENSIONS,
                      format_name="the result as JSON (.json), Markdown (.md) or text (.txt)")
 
@@ -509,15 +489,8 @@ def check_result_output(output, inputs) -> None:
 def emit_report(report: dict, ws: Warnings, as_json: bool, render, out, *, output=None) -> int:
     """Print a report (JSON, or text through ``render``) to ``out`` and its warnings to stderr, and write it to
     ``output`` (``--output``: .json, .md or .txt); exit code 0."""
-    import json
-
-    from ..report import jsonable
-
     report["warnings"] = ws.as_json()
     if output:
-        from ..io import write_text
-        from ..report import to_markdown
-
         ext = Path(output).suffix.lower()
         text = (json.dumps(jsonable(report), indent=2, allow_nan=False) if ext == ".json"
                 else to_markdown(report) if ext == ".md" else render(report))

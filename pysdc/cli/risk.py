@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .._errors import InvalidParameterError
 from .._registry import assessed
-from ..datasets import demo_path
+from ..datasets import DEMO_KEY_VARS, demo_path
 from ..io import read_header, sigterm_as_exception
 from ..problem import DEFAULT_COLLATION, SdcProblem
 from ..problem._problem import RECORD_LINKAGE_MAX
@@ -33,8 +33,6 @@ from ._common import (
 from ._engine import add_engine_options, check_risk_output, choose_engine, run_risk, write_pandas_output
 
 __all__ = ["add_parser", "run"]
-
-_DEMO_KEYS = ("region", "urbrur", "sex", "age_group", "education")
 
 
 def add_parser(sub) -> None:
@@ -99,7 +97,7 @@ def run(args, out) -> int:
         masked_path = str(demo_path(True)) if args.numeric else None
         x_path = str(demo_path(False))
         masked_shown = f"{demo_path(True).name} (pysdc's demo data)"
-        keys = split_names(args.keys, "--keys") or list(_DEMO_KEYS)
+        keys = split_names(args.keys, "--keys") or list(DEMO_KEY_VARS)
         weight = args.weight if args.weight is not None else "weight"
         hid = args.hid if args.hid is not None else "hid"
     else:

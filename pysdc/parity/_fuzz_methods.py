@@ -27,6 +27,8 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
+import pysdc.r
+
 from .._errors import PysdcError
 from .._registry._methods import METHODS, method_by_r_name
 from ._fuzz_data import FuzzData
@@ -241,7 +243,7 @@ def _run(entry, fn, args, data):
 def run_methods(ds: FuzzData, divergences=(), *, native_mod=None, bridge_mod=None, methods=None) -> list:
     """Every method comparison on one data set (or those of ``methods``, sdcMicro names): :class:`FuzzOutcome`."""
     if bridge_mod is None:
-        import pysdc.r as bridge_mod
+        bridge_mod = pysdc.r
     rng = np.random.default_rng([ds.seed, 3])  # the methods' own stream: the data set stays seed-only
     outs = []
     for r_name, variant, args, data in method_variants(ds, rng):
