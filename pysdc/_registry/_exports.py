@@ -26,11 +26,17 @@ STATUSES = ("native", "bridge-only", "out of scope")
 NATIVE: dict[str, str] = {
     **{m.r: f"pysdc.{m.python}" for m in MEASURES if m.r},
     **{m.r: f"pysdc.protect.{m.python}" for m in METHODS},
+    "addGhostVars": "pysdc.SdcProblem.add_ghost_vars",  # also SdcProblem(ghost_vars=...), createSdcObj's ghostVars
 }
 
 #: what a user must know about a native entry: the methods registry's notes (what is native, what the bridge
 #: alone runs, where the numbers differ), read from the registry so that they cannot go stale here
-NATIVE_NOTES: dict[str, str] = {m.r: " ".join(m.notes.split()) for m in METHODS if m.notes}
+NATIVE_NOTES: dict[str, str] = {
+    **{m.r: " ".join(m.notes.split()) for m in METHODS if m.notes},
+    "addGhostVars": "also SdcProblem(ghost_vars=...) (createSdcObj's ghostVars); the suppression steps of the "
+                    "problem (local_suppression, local_supp) set the ghosts missing where their key is, as "
+                    "sdcMicro's; pysdc refuses a ghost in another role or linked twice, which createSdcObj accepts",
+}
 
 #: the registries' sdcMicro names that sdcMicro 5.8.0 does not export, and where they come from
 NOT_EXPORTED: dict[str, str] = {
@@ -65,7 +71,6 @@ NOT_NATIVE: dict[str, tuple[str, str, str]] = {
     "nextSdcObj": ("bridge-only", "pysdc.r.SdcObj.apply",
                    "the sdcMicroObj's bookkeeping before a method (sdcMicro's methods call it themselves)"),
     "strataVar<-": ("bridge-only", "pysdc.r.SdcObj.create", "the sdcMicroObj's strata (SdcObj.create(strata=...))"),
-    "addGhostVars": ("bridge-only", "pysdc.r.SdcObj.apply", "ghost variables of an sdcMicroObj"),
     "varToFactor": ("bridge-only", "pysdc.r.SdcObj.apply", "a key variable of an sdcMicroObj made a factor"),
     "varToNumeric": ("bridge-only", "pysdc.r.SdcObj.apply", "a key variable of an sdcMicroObj made numeric"),
     "removeDirectID": ("bridge-only", "pysdc.r.SdcObj.apply",

@@ -51,6 +51,7 @@ from ._spec import (
     _is_numeric,
     _validate,
     as_sdc_keys,
+    validate_ghost_vars,
     utility_columns,
 )
 from ._steps import Step, attach_steps
@@ -86,6 +87,11 @@ class SdcProblem:
         by ``pysdc.r.SdcObj.from_problem``; pysdc's native risk measures are computed over the whole file.
     sensitive : list of str, optional
         Sensitive variables (sdcMicro's ``sensibleVar``): l-diversity.
+    ghost_vars : dict or list of pairs, optional
+        sdcMicro's ``ghostVars``: variables linked to a key variable, ``{key_var: [ghost, ...]}`` or sdcMicro's
+        structure ``[[key_var, [ghost, ...]], ...]``. After each suppression step (``local_suppression``,
+        ``local_supp``) a ghost variable is missing wherever its key variable is, as in sdcMicro
+        (see :meth:`add_ghost_vars`).
     collation : {"icu", "C"}, default "icu"
         The order of the factor levels made from text key variables: R's order in a UTF-8 locale
         (ICU's collation; R's default on Linux and macOS) or with ``LC_COLLATE=C`` (code point
@@ -143,12 +149,42 @@ class SdcProblem:
     """
 
     def __init__(self, data, key_vars, *, num_vars=(), w=None, hid=None, strata=None, sensitive=(),
-                 collation: str = DEFAULT_COLLATION):
+                 collation: str = DEFAULT_COLLATION, ghost_vars=None):
         data = as_frame("data", data)  # a Polars / Arrow table as pandas (pysdc.io)
         # a missing household id: that record is a household of its own (measure_risk's rule, with its warning;
         # the engines do the same), where sdcMicro's createSdcObj gives a household risk of the wrong length
         self._init(data, _validate(data, key_vars, num_vars, w, hid, strata, sensitive, allow_missing_hid=True),
                    collation)
+        self._ghost_vars = validate_ghost_vars(ghost_vars, data, self._spec_dict())
+        self._ghost_at = {g: 0 for gs in self._ghost_vars.values() for g in gs}
+
+    def _spec_dict(self) -> dict:
+        return {"key_vars": self._key_vars, "num_vars": self._num_vars, "w": self._w, "hid": self._hid,
+                "strata": self._strata, "sensitive": self._sensitive}
+
+    @property
+    def ghost_vars(self) -> dict:
+        """sdcMicro's ``ghostVars``: key variable -> its ghost variables (empty when none are linked)."""
+        return {k: list(v) for k, v in self._ghost_vars.items()}
+
+    def add_ghost_vars(self, key_var: str, ghost_vars) -> SdcProblem:
+        """sdcMicro's ``addGhostVars(obj, keyVar, ghostVars)``: a new problem with ``ghost_vars`` linked to ``key_var``.
+
+        From the next suppression step on (``local_suppression``, ``local_supp``), a ghost variable is set
+        missing in every record where its key variable is missing in the manipulated data (suppressed, or
+        missing from the start), as sdcMicro does; suppressions made before the link are not carried to the
+        ghosts (sdcMicro neither). The manipulated data and the history are kept; this problem is unchanged.
+
+        Raises InvalidParameterError for a key variable that is not one of :attr:`key_vars`, an unknown column,
+        a ghost that is a key variable, in another role, or already linked.
+        """
+        links = validate_ghost_vars([[key_var, ghost_vars]], self._data, self._spec_dict(), given=self._ghost_vars)
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._ghost_vars = links
+        new._ghost_at = {**self._ghost_at, **{g: len(self._steps) for gs in links.values() for g in gs
+                                              if g not in self._ghost_at}}  # linked after this many steps
+        return new
 
     # ---- the specification (read-only)
     data = property(lambda self: self._data, doc="The original microdata.")
@@ -176,7 +212,7 @@ class SdcProblem:
 
     def with_data(self, data) -> SdcProblem:
         """The same specification on other data (e.g. the masked file), validated again."""
-        return SdcProblem(data, self.key_vars, collation=self._collation,
+        return SdcProblem(data, self.key_vars, collation=self._collation, ghost_vars=self._ghost_vars or None,
                           **{k: v for k, v in self.specification.items() if k != "key_vars"})
 
     def __repr__(self) -> str:
@@ -242,6 +278,8 @@ class SdcProblem:
         self._manip = None  # the manipulated data (sdcMicro's extractManipData) once a step was applied
         self._steps: tuple = ()
         self._previous = None
+        self._ghost_vars: dict = {}
+        self._ghost_at: dict = {}
 
     # ---- protection steps (sdcMicro's methods on an sdcMicroObj; the methods are generated: pysdc.problem._steps)
     @property

@@ -236,6 +236,68 @@ def _validate(data, key_vars, num_vars, w, hid, strata, sensitive, *, allow_no_k
     return {"key_vars": keys, "num_vars": nums, "w": w, "hid": hid, "strata": strata, "sensitive": sens}
 
 
+def validate_ghost_vars(ghost_vars, data: pd.DataFrame, spec: dict, *, given=None) -> dict:
+    """sdcMicro's ``ghostVars`` (``createSdcObj``, ``addGhostVars``) as ``{key variable: (ghost, ...)}``.
+
+    ``ghost_vars`` is sdcMicro's structure, a list of ``[key_var, [ghost, ...]]`` pairs
+    (``list(list("a", c("g1", "g2")))``), or a dict ``{key_var: [ghost, ...]}``; a ghost may be a
+    single name. ``given`` holds links already made (``add_ghost_vars``). Stricter than sdcMicro 5.8.0's
+    ``createSdcObj``, which accepts a numeric, weight or household variable as a ghost and a ghost linked
+    to two keys (addGhostVars' documentation forbids both, and addGhostVars refuses the second): pysdc
+    refuses every one, with the reason.
+    """
+    out = {k: tuple(v) for k, v in (given or {}).items()}
+    if ghost_vars is None:
+        return out
+    if isinstance(ghost_vars, dict):
+        pairs = list(ghost_vars.items())
+    elif isinstance(ghost_vars, (list, tuple)):
+        pairs = list(ghost_vars)
+    else:
+        raise InvalidParameterError(
+            f"ghost_vars must be a dict {{key_var: [ghost, ...]}} or sdcMicro's list of [key_var, [ghost, ...]] "
+            f"pairs; got {type(ghost_vars).__name__}.")
+    keys = spec["key_vars"]
+    roles = {"num_vars": spec["num_vars"], "w": (spec["w"],) if spec["w"] else (),
+             "hid": (spec["hid"],) if spec["hid"] else (), "strata": (spec["strata"],) if spec["strata"] else (),
+             "sensitive": spec["sensitive"]}
+    for pair in pairs:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise InvalidParameterError(
+                f"ghost_vars: each element must be a pair [key_var, [ghost, ...]] (sdcMicro's list(keyVar, "
+                f"c(ghost, ...))); got {pair!r}.")
+        key, ghosts = pair
+        if not isinstance(key, str):
+            raise InvalidParameterError(
+                f"ghost_vars: only one (existing) key variable name can be linked in a pair (sdcMicro's message); "
+                f"got {key!r}.")
+        if key not in keys:
+            what = "not a column of data" if key not in data.columns else "not a categorical key variable"
+            raise InvalidParameterError(
+                f"ghost_vars: {key!r} is {what}; ghost variables are linked to a key variable "
+                f"(key_vars {list(keys)}; sdcMicro: 'variable specified in keyVar in not a categorical key "
+                "variable!').")
+        names = _names(f"ghost_vars[{key!r}]", ghosts, data, allow_empty=False)
+        for g in names:
+            if g in keys:
+                raise InvalidParameterError(
+                    f"ghost_vars[{key!r}]: {g!r} is a key variable; a ghost variable cannot be a key variable "
+                    "(sdcMicro: 'variables listed in ghostVars were either specified as important (key) variables "
+                    "or were already specified as ghost-variables!').")
+            other = [r for r, cols in roles.items() if g in cols]
+            if other:
+                raise InvalidParameterError(
+                    f"ghost_vars[{key!r}]: {g!r} is in {other[0]}; a ghost variable may have no other role "
+                    "(sdcMicro's addGhostVars: not in keyVars, numVars, pramVars, weightVar, hhId or strataVar).")
+            linked = [k for k, v in out.items() if g in v]
+            if linked:
+                raise InvalidParameterError(
+                    f"ghost_vars[{key!r}]: {g!r} is already a ghost variable of {linked[0]!r}; a variable is linked "
+                    "to one key variable (sdcMicro's addGhostVars: 'already specified as ghost-variables!').")
+            out[key] = (*out.get(key, ()), g)
+    return out
+
+
 
 
 # =============================================================================

@@ -301,10 +301,36 @@ def apply_step(problem, name: str, args: tuple = (), kwargs: dict | None = None)
     for v in new.columns:
         manip[v] = new[v].to_numpy() if not isinstance(new[v].dtype, pd.CategoricalDtype) else new[v].array
     changed = tuple(new.columns)
+    ghosts = ()
+    if r.result == "data":  # a suppression step: the ghost variables follow their key variables' NAs
+        ghosts = _apply_ghost_vars(manip, problem.ghost_vars)
+        changed = (*changed, *ghosts)
     step = Step(method=m.python, r=m.r, arguments=dict(given), variables=changed,
-                roles=tuple(_roles_of(problem, v) for v in changed),
+                roles=tuple("ghost" if v in ghosts else _roles_of(problem, v) for v in changed),
                 remeasured=tuple(dict.fromkeys(r.remeasure[x] for x in roles if x in r.remeasure)), result=res)
     return problem._stepped(manip, step)
+
+
+def _apply_ghost_vars(manip: pd.DataFrame, ghost_vars: dict) -> tuple:
+    """Set each ghost variable missing where its key variable is missing in ``manip`` (in place, by column).
+
+    sdcMicro's suppression methods on an sdcMicroObj do this for every link (``ghostVars``) after the
+    suppression, whichever key variables the step suppressed: a record whose key is missing -- suppressed now,
+    earlier, or in the original data -- has its ghosts missing. Returns the ghosts whose values changed.
+    """
+    changed = []
+    for key, ghosts in ghost_vars.items():
+        na = manip[key].isna().to_numpy()
+        if not na.any():
+            continue
+        for g in ghosts:
+            s = manip[g]
+            if (na & ~s.isna().to_numpy()).any():
+                if pd.api.types.is_integer_dtype(s.dtype) or pd.api.types.is_bool_dtype(s.dtype):
+                    s = s.astype("Int64" if pd.api.types.is_integer_dtype(s.dtype) else "boolean")  # R's NA
+                manip[g] = s.mask(na)
+                changed.append(g)
+    return tuple(changed)
 
 
 def _new_values(res, where: str, variables: list, problem, data=None) -> pd.DataFrame:

@@ -68,6 +68,22 @@ def _step_call(step) -> tuple:
     return m.r, seed, kwargs
 
 
+def _ghost_links(problem) -> dict:
+    """The problem's ghost variables by the number of steps before they were linked: {at: {key: [ghost, ...]}}."""
+    out: dict = {}
+    for key, ghosts in problem.ghost_vars.items():
+        for g in ghosts:
+            out.setdefault(problem._ghost_at.get(g, 0), {}).setdefault(key, []).append(g)
+    return out
+
+
+def _add_ghosts(obj, links: dict):
+    """sdcMicro's ``addGhostVars`` on ``obj`` for each ``key: [ghost, ...]`` of ``links``."""
+    for key, ghosts in links.items():
+        obj = obj.apply("addGhostVars", keyVar=key, ghostVars=list(ghosts))
+    return obj
+
+
 def _names(value) -> list | None:
     """A column name or names as a list for R (None stays None: R's NULL)."""
     if value is None:
@@ -221,12 +237,14 @@ class SdcObj:
         calls = [_step_call(step) for step in problem.steps]  # refused before R starts if one cannot be carried
         spec = problem.specification
         obj = cls.create(problem.data, spec.pop("key_vars"), **spec, **r_options)
-        for fun, seed, kwargs in calls:  # the problem's steps, applied by sdcMicro (each with its set.seed)
+        links = _ghost_links(problem)
+        for i, (fun, seed, kwargs) in enumerate(calls):  # the problem's steps, applied by sdcMicro (each with its set.seed)
+            obj = _add_ghosts(obj, links.get(i, {}))
             if fun == "recordSwap":  # sdcMicro's method returns swapped data, not an object
                 obj = record_swap_step(obj, kwargs, problem.hid, problem.key_vars)
             else:  # an R argument named seed (rankSwap's own generator) is passed as seed_ (apply's seed is set.seed)
                 obj = obj.apply(fun, seed=seed, **{("seed_" if k == "seed" else k): v for k, v in kwargs.items()})
-        return obj
+        return _add_ghosts(obj, links.get(len(calls), {}))
 
     # ------------------------------------------------------------------ R access
     @property
@@ -296,6 +314,19 @@ class SdcObj:
     local_suppression_info = property(lambda self: self.slot("localSuppression"),
                                       doc="Slot localSuppression (suppressions per key variable).")
     pram_info = property(lambda self: self.slot("pram"), doc="Slot pram.")
+
+    @property
+    def ghost_vars(self) -> dict:
+        """Slot ghostVars by name: key variable -> its ghost variables (R stores origData's column positions)."""
+        slot = self.slot("ghostVars")
+        if not slot:
+            return {}
+        cols = list(self.orig_data.columns)
+        out: dict = {}
+        for key, ghosts in slot:
+            out.setdefault(cols[int(np.atleast_1d(key)[0]) - 1], []).extend(
+                cols[int(g) - 1] for g in np.atleast_1d(ghosts))
+        return out
 
     @property
     def manip_data(self):
@@ -405,7 +436,7 @@ class SdcObj:
             raise InvalidParameterError(f"data must be 'original', 'manipulated' or 'protected'; got {data!r}.")
         frame = self.manip_data if data == "manipulated" else self.orig_data
         spec = self.specification
-        problem = SdcProblem(frame, spec.pop("key_vars"), **spec)
+        problem = SdcProblem(frame, spec.pop("key_vars"), ghost_vars=self.ghost_vars or None, **spec)
         if data == "protected":  # the original data holding sdcMicro's manipulated data (one step: the object)
             problem = protected_problem(problem, self.manip_data, source="sdcMicroObj (extractManipData)")
         return problem
