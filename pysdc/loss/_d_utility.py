@@ -291,7 +291,7 @@ def d_utility(
 
 def _d_utility_value(xf: pd.DataFrame, xmf: pd.DataFrame, method: str, average: bool, random_state) -> float:
     """The number of :func:`d_utility` (frames checked and aligned)."""
-    if method in ("eigen", "robeigen"):
+    if method not in CELLWISE_METHODS:  # eigen, robeigen
         non_numeric = [
             c for f in (xf, xmf) for c in f.columns if r_class(f[c]) not in NUMERIC_MATRIX_CLASSES
         ]
