@@ -70,6 +70,16 @@ def test_add_ghost_vars_links_from_the_next_suppression_on(small):
     assert r.undo_last() is q and len(q.steps) == 1
 
 
+def test_only_suppression_moves_the_ghosts():
+    """globalRecode's NAs (values outside the breaks) leave the ghosts alone; the next suppression takes them too."""
+    d = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7, 8], "b": pd.Categorical(list("pppppqpp")), "g1": range(1, 9)})
+    p = pysdc.SdcProblem(d, ["a", "b"], ghost_vars={"a": "g1"}).global_recode(column="a", breaks=[2, 5, 8])
+    assert _na(p.manip_data["a"]) == [True, True] + [False] * 6 and not p.manip_data["g1"].isna().any()
+    q = p.local_suppression(k=2)  # sdcMicro: b suppressed in row 5; g1 NA in rows 0 and 1
+    assert _na(q.manip_data["b"]) == [False] * 5 + [True, False, False]
+    assert _na(q.manip_data["g1"]) == [True, True] + [False] * 6
+
+
 @pytest.mark.parametrize("ghosts, match", [
     ({"zz": ["g1"]}, "'zz' is not a column of data"),
     ({"a": ["zz"]}, "valid column-names"),
