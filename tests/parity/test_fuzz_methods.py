@@ -160,15 +160,13 @@ def test_shuffle_refuses_collinear_predictors_as_sdcmicro():
         pysdc.protect.shuffle(_shuffle_data(collinear=True), "a + b ~ c + e", random_state=1)
 
 
-@pytest.mark.xfail(strict=True, reason="pysdc.protect.mv_top_coding on an exact fit (fuzz seed 27: two columns, "
-                   "one a multiple of the other plus noise of 1e-7) raises a raw IndexError from covMcd's initial "
-                   "subsets (pysdc/core/mcd/arith.py _sscp_cov) instead of a pysdc error; sdcMicro stops "
-                   "('computationally singular') and robustbase then corrupts R's heap")
 def test_mv_top_coding_on_an_exact_fit_gives_a_clear_error():
+    """Found by the tester (seed 27: one column a multiple of the other plus noise of 1e-7): covMcd's initial
+    subset grew past the last record (a raw IndexError); sdcMicro stops ('computationally singular')."""
     x = make_dataset(27, max_n=2000).x[["v1", "v2"]]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with pytest.raises(PysdcError):
+        with pytest.raises(pysdc.InvalidParameterError, match="singular"):
             pysdc.protect.mv_top_coding(x, random_state=43109)
 
 

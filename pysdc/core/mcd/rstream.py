@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from ..._errors import DegenerateResultWarning
+from ..._errors import DegenerateResultWarning, InvalidParameterError
 from ..rrandom import RRandom
 from .arith import (
     _EXACT_TOL,
@@ -165,6 +165,13 @@ def _initial_subsets(u, D, nsel, nrep, eps, draw, nhalf, part):
                 means_out[k], cov_out[k] = m1, C1
                 break
             cur = sorted(cur)
+            if len(cur) >= nn:  # every record taken and still singular: robustbase reads past its data here
+                raise InvalidParameterError(
+                    "covMcd: the data are singular (an exact fit: the records lie on a hyperplane, e.g. one "
+                    "variable a multiple of another) and no subset of them has a non-singular covariance; "
+                    "robustbase's FAST-MCD extends a subset past the last record here (sdcMicro stops: "
+                    "'computationally singular', and R's memory may be corrupted). Leave out or combine the "
+                    "collinear variables.")
             nrand = int(u() * (nn - len(cur))) + 1
             _insert_unselected(cur, nrand)
             mm, cc = _sscp_cov(D, np.array([cur], dtype=np.intp) - 1)
