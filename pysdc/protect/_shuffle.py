@@ -181,6 +181,12 @@ def shuffle(data, form, method: str = "ds", weights=None, covmethod: str = "spea
     # sdcMicro completes every column of the data (in order) before the model matrices
     na = {c: data[c].isna().to_numpy() for c in data.columns}
     work = {}
+    if not gadp and any(m.any() for m in na.values()):
+        raise InvalidParameterError(
+            "shuffle(gadp=False) on data with a missing value: sdcMicro 5.8.0 stops here ('incorrect number of "
+            "subscripts on matrix': it imputes the incomplete rows, then writes NA back into the EGADP result that "
+            "gadp=False never made). Use gadp=True (sdcMicro's default), or complete or drop the missing values "
+            "first (a missing value in any column of data counts, not only in the formula's).")
     if any(m.any() for m in na.values()):
         warnings.warn("shuffle: rows with missing values have been imputed! (as sdcMicro)", UserWarning,
                       stacklevel=user_stacklevel())

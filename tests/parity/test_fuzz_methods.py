@@ -139,12 +139,10 @@ def test_sdcmicro_shuffle_stops_without_gadp_on_data_with_a_missing_value(bridge
     bridge.shuffle(_shuffle_data(missing=True), "a + b ~ c", gadp=True, random_state=1)  # with EGADP it runs
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz:shuffle:*+nogadp:*na-* (r_reference/divergences.json): sdcMicro 5.8.0's "
-                   "shuffle with gadp = FALSE stops on data with a missing value anywhere ('incorrect number of "
-                   "subscripts on matrix': it writes the imputed rows into the EGADP result it did not make); "
-                   "pysdc imputes and returns a result")
 def test_shuffle_without_gadp_on_missing_values_stops_as_sdcmicro():
-    with pytest.raises(PysdcError):
+    """Found by the tester: sdcMicro 5.8.0's shuffle(gadp = FALSE) stops on data with a missing value anywhere
+    ('incorrect number of subscripts on matrix'); pysdc imputed and returned a result. It now refuses, saying why."""
+    with pytest.raises(pysdc.InvalidParameterError, match="gadp=True"):
         pysdc.protect.shuffle(_shuffle_data(missing=True), "a + b ~ c", gadp=False, random_state=1)
 
 
