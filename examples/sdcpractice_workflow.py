@@ -54,7 +54,9 @@ def native(data: pd.DataFrame | None = None, show: bool = True) -> dict:
     original = sdc
     if show:
         print(sdc.risk(suda=False))                                      # print(sdc, "risk")
-    sdc = sdc.global_recode(column="age", breaks=AGE_BREAKS)
+    # recoded_as="labels": age keeps cut's labels in the masked file; sdcMicro's extractManipData (the default,
+    # with a warning) has the interval codes 1, 2, ... of the numeric key instead -- the same risk either way
+    sdc = sdc.global_recode(column="age", breaks=AGE_BREAKS, recoded_as="labels")
     sdc = sdc.local_suppression(k=3)
     if show:
         print(sdc.steps[-1].result.supps)                               # print(sdc, "ls")

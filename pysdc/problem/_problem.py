@@ -51,10 +51,10 @@ from ._spec import (
     _is_numeric,
     _validate,
     as_sdc_keys,
-    validate_ghost_vars,
     utility_columns,
+    validate_ghost_vars,
 )
-from ._steps import Step, attach_steps
+from ._steps import Step, attach_steps, extract_manip
 
 __all__ = ["SdcProblem", "RECORD_LINKAGE_MAX", "linkage_frames"]
 
@@ -230,7 +230,7 @@ class SdcProblem:
     # ---- measures
     def _masked(self, masked, *, need=None) -> pd.DataFrame:
         if isinstance(masked, SdcProblem):
-            masked = masked.data if masked._manip is None else masked._manip  # a protected problem: its masked data
+            masked = masked.data if masked._manip is None else masked.manip_data  # a protected problem: its masked data
         masked = as_frame("masked", masked)  # a Polars / Arrow table as pandas
         if not isinstance(masked, pd.DataFrame):
             raise InvalidParameterError(f"masked must be a pandas DataFrame (or an SdcProblem); got "
@@ -284,7 +284,21 @@ class SdcProblem:
     # ---- protection steps (sdcMicro's methods on an sdcMicroObj; the methods are generated: pysdc.problem._steps)
     @property
     def manip_data(self) -> pd.DataFrame:
-        """The data with every step applied (sdcMicro's ``extractManipData``); before any step, :attr:`sdc_data`."""
+        """The data with every step applied (sdcMicro's ``extractManipData``); before any step, :attr:`sdc_data`.
+
+        As sdcMicro's, a numeric key variable recoded by ``global_recode`` holds the interval codes 1, 2, ...
+        in its original type (unless that step was given ``recoded_as="labels"``); :attr:`manip_key_vars` has the
+        labels (sdcMicro's ``manipKeyVars``).
+        """
+        return self._sdc if self._manip is None else extract_manip(self, self._manip)
+
+    @property
+    def manip_key_vars(self) -> pd.DataFrame:
+        """The manipulated key variables as the next step sees them (sdcMicro's ``manipKeyVars``: recoded, labels)."""
+        return self._manip_keys[list(self._key_vars)]
+
+    @property
+    def _manip_keys(self) -> pd.DataFrame:
         return self._sdc if self._manip is None else self._manip
 
     @property

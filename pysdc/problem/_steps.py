@@ -16,18 +16,21 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .._errors import InvalidParameterError
+from .._errors import DegenerateResultWarning, InvalidParameterError
 from .._registry._methods import METHODS, Method
+from .._types import r_class
+from .._validation import user_stacklevel
 from ..risk import measure_risk
 from ._spec import as_sdc_keys
 
 __all__ = ["Step", "STEP_METHODS", "step_signature", "bind_step", "apply_step", "attach_steps", "r_value",
-           "protected_problem"]
+           "protected_problem", "extract_manip", "RECODED_AS"]
 
 #: the methods that run as steps of a problem (those with roles in the registry), by Python name
 STEP_METHODS: dict[str, Method] = {m.python: m for m in METHODS if m.roles is not None}
@@ -51,6 +54,9 @@ class Step:
         What is re-measured afterwards (``"risk"``: the key variables' risk; ``"numeric"``: dRisk and dUtility).
     result : object
         The native function's result (e.g. a :class:`pysdc.protect.LocalSuppressionResult`).
+    options : dict
+        Options of the step that are pysdc's and change nothing sdcMicro computes (``recoded_as`` of
+        ``global_recode``: what :attr:`SdcProblem.manip_data` shows); not part of :meth:`r_call`.
     """
 
     method: str
@@ -60,6 +66,7 @@ class Step:
     roles: tuple
     remeasured: tuple
     result: object = field(default=None, repr=False, compare=False)
+    options: dict = field(default_factory=dict)
 
     def r_call(self) -> str:
         """The step as an R line on an sdcMicroObj (``sdc <- localSuppression(sdc, k = 3)``)."""
@@ -84,6 +91,8 @@ class Step:
         out = {"method": self.method, "sdcmicro": self.r, "arguments": {k: _json(v) for k, v in self.arguments.items()},
                "variables": list(self.variables), "roles": list(self.roles), "remeasured": list(self.remeasured),
                "r": self.r_call()}
+        if self.options:
+            out["options"] = {k: _json(v) for k, v in self.options.items()}
         res = self.result
         if hasattr(res, "supps"):  # local suppression: sdcMicro's slot localSuppression
             out["suppressions"] = {str(c): int(v) for c, v in res.supps.iloc[-1].items()}
@@ -150,7 +159,15 @@ def step_signature(name: str) -> inspect.Signature:
         if n == m.roles.argument and m.roles.default is not None and p.default is inspect.Parameter.empty:
             p = p.replace(default=None)  # the role's variables (sdcMicro's default on the object)
         params.append(p)
+    params += [inspect.Parameter(o, inspect.Parameter.KEYWORD_ONLY, default=d) for o, d in _OPTIONS.get(name, {}).items()]
     return sig.replace(parameters=params, return_annotation="SdcProblem")
+
+
+#: what ``recoded_as`` of ``global_recode`` on a numeric key variable may be (the first: sdcMicro's)
+RECODED_AS = ("codes", "labels")
+
+#: the step options that are pysdc's (see :attr:`Step.options`), with their defaults, by method
+_OPTIONS: dict = {"global_recode": {"recoded_as": RECODED_AS[0]}}
 
 
 def _method(name: str) -> Method:
@@ -278,7 +295,11 @@ def apply_step(problem, name: str, args: tuple = (), kwargs: dict | None = None)
         if again:
             raise InvalidParameterError(f"pram: already applied to {again} (sdcMicro: 'pram() was already applied "
                                         "on at least one variable!').")
-    current = problem.manip_data
+    options = {o: given.pop(o) for o in _OPTIONS.get(name, {}) if o in given}
+    if options.get("recoded_as", RECODED_AS[0]) not in RECODED_AS:
+        raise InvalidParameterError(f"{name}: recoded_as must be one of {list(RECODED_AS)}; got "
+                                    f"{options['recoded_as']!r}.")
+    current = problem._manip_keys  # the key variables as sdcMicro's manipKeyVars (a recoded key: its labels)
     kw = {**given, **_fill(problem, m, current, given)}
     if r.argument:
         kw[r.argument] = variables[0] if r.argument in _SINGLE else variables
@@ -307,8 +328,67 @@ def apply_step(problem, name: str, args: tuple = (), kwargs: dict | None = None)
         changed = (*changed, *ghosts)
     step = Step(method=m.python, r=m.r, arguments=dict(given), variables=changed,
                 roles=tuple("ghost" if v in ghosts else _roles_of(problem, v) for v in changed),
-                remeasured=tuple(dict.fromkeys(r.remeasure[x] for x in roles if x in r.remeasure)), result=res)
+                remeasured=tuple(dict.fromkeys(r.remeasure[x] for x in roles if x in r.remeasure)), result=res,
+                options=options)
+    if m.python == "global_recode":
+        _warn_codes(problem, variables[0], manip[variables[0]], options.get("recoded_as", RECODED_AS[0]))
     return problem._stepped(manip, step)
+
+
+def _numeric_key(problem, v) -> bool:
+    """Is ``v`` a key variable whose ORIGINAL column is numeric (R's class numeric or integer)?"""
+    return v in problem.key_vars and r_class(problem.data[v]) in ("numeric", "integer")
+
+
+def _warn_codes(problem, v, recoded: pd.Series, recoded_as: str) -> None:
+    """At the call: sdcMicro's extractManipData gives a recoded numeric key's codes, not its labels."""
+    if recoded_as != "codes" or not _numeric_key(problem, v) or not isinstance(recoded.dtype, pd.CategoricalDtype):
+        return
+    levels = [str(c) for c in recoded.cat.categories]
+    shown = ", ".join(f"{i} = {lab!r}" for i, lab in enumerate(levels[:10], 1)) + (", ..." if len(levels) > 10 else "")
+    warnings.warn(
+        f"global_recode: {v!r} is a numeric key variable, so the manipulated data (manip_data, sdcMicro 5.8.0's "
+        f"extractManipData) holds the interval CODES as numbers, not the labels -- code i is the i-th interval "
+        f"({shown}); read as numbers they are meaningless. The risk is the same (it counts the same groups). This "
+        f"is sdcMicro's result; global_recode(..., recoded_as=\"labels\") keeps the labels (R's cut) instead.",
+        DegenerateResultWarning, stacklevel=user_stacklevel())
+
+
+def extract_manip(problem, manip: pd.DataFrame) -> pd.DataFrame:
+    """sdcMicro's ``extractManipData`` of the key variables held as ``manipKeyVars`` in ``manip``.
+
+    A key variable whose original column is numeric (R's numeric or integer) and that a step turned into a factor
+    (``global_recode``) or into other numbers (``labels=False``) is given back in its original class, as sdcMicro
+    does: a factor becomes its codes 1, 2, ... (code i = the i-th level). Unless the last ``global_recode`` of it
+    asked ``recoded_as="labels"``: then its labels stay. Returns ``manip`` itself when nothing changes.
+    """
+    last = {}
+    for s in problem._steps:
+        if s.method == "global_recode":
+            last[s.variables[0]] = s.options.get("recoded_as", RECODED_AS[0])
+    out = None
+    for v, how in last.items():
+        if how != "codes" or not _numeric_key(problem, v):
+            continue
+        col, orig = manip[v], problem.data[v]
+        if col.dtype == orig.dtype:
+            continue
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            codes = col.cat.codes.to_numpy()
+            values, na = (codes + 1).astype(np.float64), codes < 0
+        else:
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            na = np.isnan(values)
+        if r_class(orig) == "numeric":
+            new = np.where(na, np.nan, values)
+        elif not na.any():
+            new = values.astype(np.int64)
+        else:  # R's integer with NA
+            new = pd.arrays.IntegerArray(np.where(na, 0, values).astype(np.int64), na)
+        if out is None:
+            out = manip.copy(deep=False)
+        out[v] = new
+    return manip if out is None else out
 
 
 def _apply_ghost_vars(manip: pd.DataFrame, ghost_vars: dict) -> tuple:
@@ -395,7 +475,20 @@ def _make(name: str):
                     f"The arguments are :func:`pysdc.protect.{name}`'s, without the data and what the problem "
                     f"gives ({sorted(_internal(m) - {m.roles.data_argument}) or 'nothing'}). Returns a new "
                     "SdcProblem; this one is unchanged (``new.undo_last()`` is this one).")
+    if name in _OPTION_DOCS:
+        step.__doc__ += "\n\n" + _OPTION_DOCS[name]
     return step
+
+
+_OPTION_DOCS = {"global_recode": (
+    "recoded_as : {\"codes\", \"labels\"}, default \"codes\"\n"
+    "    A key variable whose original column is numeric (or integer): sdcMicro 5.8.0 keeps the factor of cut's "
+    "labels in manipKeyVars (:attr:`SdcProblem.manip_key_vars`; the risk is measured on it and the next step sees "
+    "it) but its extractManipData gives the column in its original class, the factor's codes 1, 2, ... (code i = "
+    "the i-th interval; also with ``labels``). ``\"codes\"`` (sdcMicro's) puts those codes in "
+    ":attr:`SdcProblem.manip_data` and warns at the call (:class:`pysdc.DegenerateResultWarning`, listing code = "
+    "label): as numbers they are meaningless. ``\"labels\"`` keeps the labels (R's cut) in ``manip_data``. The "
+    "risk is the same either way, and so is the step's R call (the option is pysdc's).")}
 
 
 def attach_steps(cls) -> None:

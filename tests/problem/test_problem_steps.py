@@ -11,7 +11,7 @@ import pytest
 import pysdc
 import pysdc.r as pr
 from pysdc import protect
-from pysdc._errors import InvalidParameterError
+from pysdc._errors import DegenerateResultWarning, InvalidParameterError
 from pysdc._registry._methods import METHODS
 from pysdc._tolerances import tolerance_for
 from pysdc.problem._steps import STEP_METHODS, bind_step
@@ -102,8 +102,9 @@ def test_global_recode_and_group_and_rename_on_keys():
     x, _ = pysdc.load_demo_pair()
     x = x.assign(age=np.arange(len(x)) % 90)
     p = pysdc.SdcProblem(x, ["region", "sex", "age"], w="weight")
-    q = p.global_recode(column="age", breaks=[-np.inf, 30, 60, np.inf])
-    assert list(q.manip_data["age"].cat.categories) == ["(-Inf,30]", "(30,60]", "(60, Inf]"]
+    with pytest.warns(DegenerateResultWarning, match="CODES"):  # a numeric key: extractManipData has the codes
+        q = p.global_recode(column="age", breaks=[-np.inf, 30, 60, np.inf])
+    assert list(q.manip_key_vars["age"].cat.categories) == ["(-Inf,30]", "(30,60]", "(60, Inf]"]
     assert q.steps[0].r_call() == 'sdc <- globalRecode(sdc, column = "age", breaks = c(-Inf, 30, 60, Inf))'
     lv = list(x["region"].cat.categories)
     r = q.group_and_rename(var="region", before=lv[:2], after="joined")
