@@ -9,7 +9,6 @@ it and pinned by ``r_reference/outputs/pram.json``. The input is never modified.
 from __future__ import annotations
 
 import numbers
-import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +19,7 @@ from pandas import DataFrame as pd_DataFrame
 
 from .._errors import InvalidParameterError
 from .._validation import Any_, Columns, Frame, validate_params
+from ..core.collate import icu_sort_key
 from ..core.pram import invariant_matrix, pram_draw
 from ._noise import RStream, r_stream
 
@@ -74,21 +74,6 @@ def transitions_table(codes: np.ndarray, new: np.ndarray) -> pd.DataFrame:
                          "Frequency": cnt.astype(np.int64)})
 
 
-def _collation_key(s: str):
-    """An approximation of R's string collation (ICU root): spaces and punctuation before digits before
-    letters, letters case-insensitively first (lower case before upper case on ties)."""
-    def cls(ch):
-        if ch.isspace():
-            return 0
-        cat = unicodedata.category(ch)
-        if cat.startswith("P") or cat.startswith("S"):
-            return 1
-        if ch.isdigit():
-            return 2
-        return 3
-    return ([(cls(c), c.lower()) for c in s], [c.isupper() for c in s])
-
-
 def _label_part(s: pd.Series, all_numeric: bool) -> np.ndarray:
     """The text of one strata column in R's ``apply(.SD, 1, paste0)`` (via ``as.matrix``)."""
     na = s.isna().to_numpy()
@@ -115,7 +100,7 @@ def _strata(data: pd.DataFrame, strata_variables) -> tuple[np.ndarray, int]:
     label = parts[0]
     for p in parts[1:]:
         label = label + "_" + p
-    uniq = sorted(set(label.tolist()), key=_collation_key)
+    uniq = sorted(set(label.tolist()), key=icu_sort_key)  # R's sort() of the labels (ICU's root collation)
     pos = {u: i for i, u in enumerate(uniq)}
     return np.array([pos[t] for t in label.tolist()], dtype=np.int64), len(uniq)
 
@@ -214,6 +199,11 @@ def pram(data, variables, strata_variables=None, pd=0.8, alpha=0.5, random_state
             raise InvalidParameterError(
                 f"pram: variable {v!r} must be a categorical (R's factor); got dtype {data[v].dtype} "
                 "(sdcMicro: 'all variables that should be pramed must be factors').")
+        if data[v].cat.ordered:
+            raise InvalidParameterError(
+                f"pram: variable {v!r} is an ordered categorical (R's ordered factor), which sdcMicro 5.8.0 "
+                "refuses ('all variables that should be pramed must be factors': it wants the class 'factor' "
+                f"alone); make it unordered first (data[{v!r}].cat.as_unordered()).")
     single_matrix = k == 1 and (isinstance(pd, pd_DataFrame) or (isinstance(pd, np.ndarray) and np.ndim(pd) == 2))
     pds = [pd] if single_matrix else _per_variable("pd", pd, k, "pd")
     alphas = _per_variable("alpha", alpha, k, "alpha")
