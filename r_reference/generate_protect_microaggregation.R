@@ -8,27 +8,6 @@
 # (else 51 evenly spaced rows). eusilc.csv.gz (R's write.csv, no schema) is read with read.csv.
 source("serialize.R")
 
-value_text <- function(v) {
-  out <- sprintf("%.17g", as.double(v))
-  out[is.na(v)] <- "NA"
-  out
-}
-
-md5_of <- function(v) ref_md5_lines(value_text(v))
-
-column_record <- function(v) {
-  out <- list(class = class(v)[1], md5 = md5_of(v), n_na = sum(is.na(v)))
-  n <- length(v)
-  if (n <= 100L) {
-    out$values <- I(as.double(v))
-  } else {
-    idx <- unique(round(seq(1, n, length.out = 51)))
-    out$rows <- I(as.integer(idx - 1L))
-    out$values <- I(as.double(v[idx]))
-  }
-  out
-}
-
 ref_generate("microaggregation", "generate_protect_microaggregation.R", function(case) {
   x <- ref_case_input(case)
   a <- case$args
@@ -43,7 +22,7 @@ ref_generate("microaggregation", "generate_protect_microaggregation.R", function
   out <- list(method = res$method, aggr = res$aggr, measure = res$measure, names = I(names(res)),
               mx_columns = I(names(mx)), n = nrow(mx))
   if (!is.null(res$fot)) out$fot <- res$fot
-  out$mx <- lapply(mx[vars], column_record)
+  out$mx <- lapply(mx[vars], ref_column_record)
   others <- setdiff(names(mx), vars)
   if (length(others)) out$others_unchanged <- identical(mx[others], x[others])
   out
@@ -59,6 +38,6 @@ ref_generate("mafast", "generate_protect_microaggregation.R", function(case) {
   res <- as.data.frame(do.call(mafast, args))
   vars <- unlist(a$variables)
   others <- setdiff(names(x), vars)
-  list(columns = I(names(res)), n = nrow(res), mx = lapply(res[vars], column_record),
+  list(columns = I(names(res)), n = nrow(res), mx = lapply(res[vars], ref_column_record),
        others_unchanged = identical(res[others], x[others]))
 })

@@ -9,25 +9,6 @@
 # the call.
 source("serialize.R")
 
-value_text <- function(v) {
-  out <- sprintf("%.17g", as.double(v))
-  out[is.na(v)] <- "NA"
-  out
-}
-
-column_record <- function(v) {
-  out <- list(class = class(v)[1], md5 = ref_md5_lines(value_text(v)), n_na = sum(is.na(v)))
-  n <- length(v)
-  if (n <= 100L) {
-    out$values <- I(as.double(v))
-  } else {
-    idx <- unique(round(seq(1, n, length.out = 51)))
-    out$rows <- I(as.integer(idx - 1L))
-    out$values <- I(as.double(v[idx]))
-  }
-  out
-}
-
 ref_generate("microaggregation_more", "generate_protect_microaggregation2.R", function(case) {
   x <- ref_case_input(case)
   a <- case$args
@@ -44,7 +25,7 @@ ref_generate("microaggregation_more", "generate_protect_microaggregation2.R", fu
   out <- list(method = res$method, aggr = res$aggr, measure = res$measure, names = I(names(res)),
               mx_columns = I(names(mx)), n = nrow(mx))
   if (!is.null(res$fot)) out$fot <- res$fot
-  out$mx <- lapply(mx[vars], column_record)
+  out$mx <- lapply(mx[vars], ref_column_record)
   others <- setdiff(names(mx), vars)
   if (length(others)) out$others_unchanged <- identical(mx[others], x[others])
   out

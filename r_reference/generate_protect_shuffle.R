@@ -9,7 +9,8 @@
 # the call (the stream must be left where R leaves it).
 source("serialize.R")
 
-ref_generate("shuffle", "generate_protect_shuffle.R", function(case) {
+# One case of shuffle (this script's and generate_protect_shuffle2.R's).
+ref_shuffle_case <- function(case) {
   x <- ref_case_input(case)
   a <- case$args
   args <- list(obj = x, form = as.formula(a$form))
@@ -23,6 +24,13 @@ ref_generate("shuffle", "generate_protect_shuffle.R", function(case) {
     m <- as.matrix(m)
     setNames(lapply(seq_len(ncol(m)), function(j) ref_values_record(ref_hex(m[, j]))), colnames(m))
   }
+  eg <- res$egapd
+  # regmethod = "MM" returns egapd without column names: they are the responses' (those of shuffled)
+  if (!is.null(eg) && is.null(colnames(eg))) colnames(eg) <- colnames(res$shuffled)
   list(columns = I(colnames(res$shuffled)), shuffled = per(res$shuffled), perturbed = per(res$perturbed),
-       egadp = per(res$egapd), after = after)
-})
+       egadp = per(eg), after = after)
+}
+
+if (sys.nframe() == 0L) {  # run by Rscript, not sourced
+  ref_generate("shuffle", "generate_protect_shuffle.R", ref_shuffle_case)
+}

@@ -9,23 +9,6 @@
 # leaves them unnamed: regmethod = "MM"); after: sprintf("%a", runif(1)) drawn after the call.
 source("serialize.R")
 
-ref_generate("shuffle_more", "generate_protect_shuffle2.R", function(case) {
-  x <- ref_case_input(case)
-  a <- case$args
-  args <- list(obj = x, form = as.formula(a$form))
-  for (nm in c("method", "covmethod", "regmethod", "gadp")) if (!is.null(a[[nm]])) args[[nm]] <- a[[nm]]
-  if (!is.null(a$weights)) args$weights <- x[[a$weights]]
-  set.seed(a$seed)
-  res <- do.call(shuffle, args)
-  after <- sprintf("%a", runif(1))
-  per <- function(m) {
-    if (is.null(m)) return(NULL)
-    m <- as.matrix(m)
-    setNames(lapply(seq_len(ncol(m)), function(j) ref_values_record(ref_hex(m[, j]))), colnames(m))
-  }
-  eg <- res$egapd
-  # regmethod = "MM" returns egapd without column names: they are the responses' (those of shuffled)
-  if (!is.null(eg) && is.null(colnames(eg))) colnames(eg) <- colnames(res$shuffled)
-  list(columns = I(colnames(res$shuffled)), shuffled = per(res$shuffled), perturbed = per(res$perturbed),
-       egadp = per(eg), after = after)
-})
+source("generate_protect_shuffle.R")  # ref_shuffle_case (sourced: it does not run its own cases)
+
+ref_generate("shuffle_more", "generate_protect_shuffle2.R", ref_shuffle_case)

@@ -311,3 +311,25 @@ ref_values_record <- function(text) {
   }
   out
 }
+
+# Doubles as decimal text with 17 significant digits (sprintf("%.17g")), NA as "NA".
+ref_g17 <- function(v) {
+  out <- sprintf("%.17g", as.double(v))
+  out[is.na(v)] <- "NA"
+  out
+}
+
+# One numeric column: its R class, the MD5 of its values (ref_g17, one per line), how many are missing, and the
+# values for up to 100 records, else 51 evenly spaced rows (0-based) and their values.
+ref_column_record <- function(v) {
+  out <- list(class = class(v)[1], md5 = ref_md5_lines(ref_g17(v)), n_na = sum(is.na(v)))
+  n <- length(v)
+  if (n <= 100L) {
+    out$values <- I(as.double(v))
+  } else {
+    idx <- unique(round(seq(1, n, length.out = 51)))
+    out$rows <- I(as.integer(idx - 1L))
+    out$values <- I(as.double(v[idx]))
+  }
+  out
+}
