@@ -106,8 +106,8 @@ def choose_engine(engine: str, *paths: str, columns=None, memory_limit=None, qui
         if engine == "spark" and memory_limit:
             raise InvalidParameterError("--memory-limit applies to DuckDB only: Spark's memory is its session's "
                                         "(spark.driver.memory, spark.executor.memory; pysdc keeps the key "
-                                        "combinations and their summaries in Spark, unless a key has missing "
-                                        "values); use --engine duckdb, or drop --memory-limit.")
+                                        "combinations and their summaries in Spark); use --engine duckdb, or "
+                                        "drop --memory-limit.")
         return engine
     import importlib.util
 
@@ -278,12 +278,11 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
         report["output"] = {"path": args.records, "columns": list(res.individual.columns)}
     memory_note(args.memory_limit, None if res.summarise is not None else len(res.combinations), quiet=args.quiet)
     if res.summarise is None and data.engine == "spark" and not args.quiet:
-        # (without missing keys the combinations and the summaries stay in Spark: pysdc.engine._risk.SparkSummaries)
+        # (otherwise the combinations and the summaries stay in Spark: pysdc.engine._risk.SparkSummaries)
         print(f"pysdc: note: on Spark the {len(res.combinations):,} key combinations were collected to the driver "
               f"(about {_gb(len(res.combinations) * PER_COMBINATION_BYTES)} in this process; the records stayed in "
-              "Spark): a key has missing values, which sdcMicro matches as wildcards (matched in pysdc's core, "
-              "not in Spark), or a key's type may code distinct values alike (decimals, dates, integers beyond "
-              "2^53); for a bound on this process's memory use --engine duckdb --memory-limit SIZE.",
+              "Spark): a key's type may code distinct values alike in sdcMicro (decimals, dates, integers beyond "
+              "2^53), which pysdc's core decides; cast such keys to text or doubles to keep them in Spark.",
               file=sys.stderr, flush=True)
     return emit_report(report, ws, args.json, risk_text, out, output=args.output)
 

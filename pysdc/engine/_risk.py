@@ -305,7 +305,7 @@ def measure_risk_engine(table, key_vars, w, hid, max_global_risk, fast_hier, alp
                 "sdcMicro's as.numeric codes alike (decimals, dates, integers beyond 2^53). Cast them to text or "
                 "to doubles to keep the combinations in DuckDB.", PysdcWarning, stacklevel=user_stacklevel())
     if table.kind == "spark" and _IN_ENGINE.get():
-        got = _measure_risk_spark(table, list(key_vars), w, hid, max_global_risk, fast_hier)
+        got = _measure_risk_spark(table, list(key_vars), w, hid, max_global_risk, fast_hier, alpha)
         if got is not None:
             return got
     c = _combinations(table, key_vars, w, hid, func="measure_risk", factorize_character=True, alpha=alpha)
@@ -840,14 +840,14 @@ def _spark_risk_batches(weighted: bool):
     return apply
 
 
-def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier):
+def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier, alpha=1.0):
     """measure_risk on Spark with the combinations in Spark (:func:`combinations_in_engine`): the group-by,
     fk/Fk, the risks (pysdc's core per partition, mapInPandas), the per-record join and the summaries
     (:class:`SparkSummaries`) are Spark's work; the driver receives aggregates, the ``top`` rows and the
-    distinct risks streamed in decreasing order for the threshold (one partition at a time). None, and the
-    caller collects the combinations as before, where a key is missing somewhere (sdcMicro's wildcard
-    matching is done in SQL on DuckDB only), or a key's type may code distinct values alike (decimals,
-    dates, integers beyond 2^53)."""
+    distinct risks streamed in decreasing order for the threshold (one partition at a time). Missing key
+    values are sdcMicro's wildcards, matched pattern by pattern (:func:`_wildcard_freqs_spark`). None, and
+    the caller collects the combinations as before, where a key's type may code distinct values alike
+    (decimals, dates, integers beyond 2^53)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -877,7 +877,7 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier):
     got = table.row(f"SELECT {', '.join(checks)} FROM pysdc_res", res=combos)
     n_ints = len(checks) - 3 - (3 if w is not None else 0)
     missing, m, n = int(got[0] or 0), int(got[1]), int(got[2])
-    if missing or any(int(v or 0) for v in got[3:3 + n_ints]):
+    if any(int(v or 0) for v in got[3:3 + n_ints]):
         combos.unpersist()
         return None
     if w is not None:
@@ -887,7 +887,11 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier):
     # freq_core without missing keys: fk the records, Fk the weight sum (0 + sum, as its bincount)
     fk_sql = "CAST(pysdc_n AS DOUBLE)"
     Fk_sql = "0.0D + pysdc_w" if w is not None else fk_sql
-    freqs = table.query(f"SELECT *, {fk_sql} AS pysdc_fk, {Fk_sql} AS pysdc_pop_fk FROM pysdc_res", res=combos)
+    wild = None
+    if missing:  # sdcMicro's wildcards: a missing key matches every category
+        freqs, wild = _wildcard_freqs_spark(table, combos, keys, w is not None, alpha, n)
+    else:
+        freqs = table.query(f"SELECT *, {fk_sql} AS pysdc_fk, {Fk_sql} AS pysdc_pop_fk FROM pysdc_res", res=combos)
     schema = T.StructType(list(freqs.schema.fields) + [T.StructField("pysdc_risk", T.DoubleType())])
     stage("individual risks per key combination")
     res = freqs.mapInPandas(_spark_risk_batches(w is not None), schema).persist()
@@ -896,7 +900,7 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier):
     er, n_nan = table.row("SELECT sum(CASE WHEN isnan(pysdc_risk) THEN 0 ELSE pysdc_risk * "
                           "CAST(pysdc_records AS DOUBLE) END), coalesce(sum(CASE WHEN isnan(pysdc_risk) THEN "
                           "pysdc_records ELSE 0 END), 0) FROM pysdc_res", res=risks)
-    combos.unpersist()
+    _unpersist([combos] + ([wild] if wild is not None else []))
     er, n_nan = float(er or 0.0), int(n_nan)
     gr = er / n if n else float("nan")
     if n_nan:
@@ -929,7 +933,7 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier):
     if m <= BROADCAST_MAX_COMBINATIONS and table.spark.conf.get("spark.sql.autoBroadcastJoinThreshold") != "-1":
         joined = F.broadcast(res)  # the records are not shuffled by key (as SparkTable.attach)
     individual = _records(table, keys, joined, {"risk": "pysdc_risk", "fk": "pysdc_fk", "Fk": "pysdc_pop_fk"},
-                          hid=hid, equal=True)
+                          hid=hid, equal=not missing, nan_null=bool(missing))
     path = _WRITE_TO.get()
     if path is not None:  # the temporary file of writing_individual
         stage("joining the records to their risks and writing them" + (" (household risk too)" if hid else ""))
@@ -937,7 +941,7 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier):
     h_er = h_r = h_pct = None
     if hid is not None:
         stage("household risk")
-        h_er = _household_er_spark(table, keys, hid, joined, fast_hier, written=path)
+        h_er = _household_er_spark(table, keys, hid, joined, fast_hier, written=path, missing=bool(missing))
         h_r = h_er / n if n else float("nan")
         h_pct = h_r * 100
     ks = ", ".join(q(k) for k in keys)
@@ -954,7 +958,83 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier):
     )
 
 
-def _household_er_spark(table, keys, hid, res, fast_hier, written=None) -> float:
+def _wildcard_freqs_spark(table, combos, keys: list, weighted: bool, alpha: float, n: int):
+    """:func:`_wildcard_freqs` on Spark: ``combos`` (a DataFrame, one row per combination, a missing key NULL)
+    with ``pysdc_fk`` and ``pysdc_pop_fk`` by sdcMicro's wildcard rule, pattern by pattern (the same joins,
+    as DataFrames; Python loops over the patterns, at most 2^k, never over combinations)."""
+    from pyspark.sql import functions as F
+
+    q = table.q
+    k = len(keys)
+    full = (1 << k) - 1
+    f = "CAST(pysdc_n AS DOUBLE)"
+    W = "(0.0D + pysdc_w)" if weighted else f
+    pat = " + ".join(f"(CASE WHEN {q(key)} IS NULL THEN {1 << j} ELSE 0 END)" for j, key in enumerate(keys))
+    base = table.query(f"SELECT *, monotonically_increasing_id() AS pysdc_cid, {pat} AS pysdc_pat, {f} AS pysdc_cn, "
+                       f"{W} AS pysdc_cw FROM pysdc_res", res=combos).persist()
+    pats = sorted(int(r[0]) for r in base.select("pysdc_pat").distinct().collect())
+    (w_total,) = base.agg(F.coalesce(F.sum("pysdc_cw"), F.lit(0.0))).collect()[0]
+    observed = {p: [keys[j] for j in range(k) if not (p >> j) & 1] for p in pats}
+    a = float(alpha)
+    cols = ["x_n", "x_w", "y_n", "y_w", "z_n", "z_w"]
+    adds = []
+
+    def add(df, n_col, w_col, kind, scale=1.0):
+        out = df.select("pysdc_cid", *[(F.col(n_col) * F.lit(scale)).alias(c) if c == f"{kind}_n" else
+                                       (F.col(w_col) * F.lit(scale)).alias(c) if c == f"{kind}_w" else
+                                       F.lit(None).cast("double").alias(c) for c in cols])
+        adds.append(out)
+
+    def of(p):
+        return base.where(F.col("pysdc_pat") == p)
+
+    def grouped(p, cs):
+        return of(p).groupBy(*cs).agg(F.sum("pysdc_cn").alias("s_n"), F.sum("pysdc_cw").alias("s_w"))
+
+    def total(p):
+        return of(p).agg(F.sum("pysdc_cn").alias("s_n"), F.sum("pysdc_cw").alias("s_w"))
+
+    if k == 1:
+        if 0 in pats and full in pats:
+            add(of(0).select("pysdc_cid").crossJoin(total(full)), "s_n", "s_w", "x", a)
+    else:
+        for p in pats:
+            if p == 0:
+                continue
+            obs = observed[p]
+            if obs and 0 in pats:
+                g = of(p).select(*obs, F.col("pysdc_cn").alias("g_n"), F.col("pysdc_cw").alias("g_w"))
+                add(of(0).select("pysdc_cid", *obs).join(g, obs), "g_n", "g_w", "x", a)
+            if p == full:
+                continue
+            if obs and 0 in pats:
+                add(of(p).select("pysdc_cid", *obs).join(grouped(0, obs), obs), "s_n", "s_w", "z")
+            for r in pats:
+                if r in (0, p):
+                    continue
+                common = [c for c in obs if c in observed[r]]
+                if common:
+                    add(of(p).select("pysdc_cid", *common).join(grouped(r, common), common), "s_n", "s_w", "y")
+                else:
+                    add(of(p).select("pysdc_cid").crossJoin(total(r)), "s_n", "s_w", "y")
+    if adds:
+        d = adds[0]
+        for more in adds[1:]:
+            d = d.unionByName(more)
+        d = d.groupBy("pysdc_cid").agg(*[F.sum(c).alias(c) for c in cols])
+    else:
+        d = base.select("pysdc_cid", *[F.lit(None).cast("double").alias(c) for c in cols]).limit(0)
+    z = F.lit(0.0)
+    pat_col, cn, cw = F.col("pysdc_pat"), F.col("pysdc_cn"), F.col("pysdc_cw")
+    fk = (F.when(pat_col == 0, cn + F.coalesce(F.col("x_n"), z)).when(pat_col == full, F.lit(float(n)))
+          .otherwise(cn + (F.coalesce(F.col("y_n"), z) * F.lit(a) + F.coalesce(F.col("z_n"), z))))
+    Fk = (F.when(pat_col == 0, cw + F.coalesce(F.col("x_w"), z)).when(pat_col == full, F.lit(float(w_total)))
+          .otherwise(cw + (F.coalesce(F.col("y_w"), z) * F.lit(a) + F.coalesce(F.col("z_w"), z))))
+    out = base.join(d, "pysdc_cid", "left").select(*combos.columns, fk.alias("pysdc_fk"), Fk.alias("pysdc_pop_fk"))
+    return out, base
+
+
+def _household_er_spark(table, keys, hid, res, fast_hier, written=None, missing=False) -> float:
     """:func:`_household_er` over the combinations kept in Spark."""
     n_na, own, own_nan = table.row(
         "SELECT coalesce(sum(pysdc_n - pysdc_h_n), 0), sum(CASE WHEN pysdc_n > pysdc_h_n AND NOT isnan(pysdc_risk) "
@@ -967,7 +1047,7 @@ def _household_er_spark(table, keys, hid, res, fast_hier, written=None) -> float
         return _written_household_total(table, written, fast_hier)
     hx = _hid_expr(table, hid, "s.")
     h = table.households(f"SELECT {hx} AS pysdc_h, r.pysdc_risk AS pysdc_risk FROM {SRC} s JOIN pysdc_res r ON "
-                         f"{_key_match(table, keys, equal=True)}", res=res)
+                         f"{_key_match(table, keys, equal=not missing, nan_null=missing)}", res=res)
     total, n_nan = table.row("SELECT sum(CASE WHEN isnan(pysdc_hr) THEN 0 ELSE pysdc_m * pysdc_hr END), "
                              f"sum(CASE WHEN isnan(pysdc_hr) THEN 1 ELSE 0 END) FROM {h} h", res=res)
     if not fast_hier and (int(n_nan or 0) or int(own_nan or 0)):

@@ -1,8 +1,8 @@
 """Issue 26, item 3: where pysdc's own process holds the key combinations, the command says so.
 
 ``--memory-limit`` bounds DuckDB; with Spark the limit has no meaning (Spark's memory is its session's) and is
-refused; on Spark the table of key combinations stays in Spark unless a key has missing values: then it is
-collected to the driver, and ``pysdc risk`` says so and why on stderr (not with ``--quiet``).
+refused; on Spark the table of key combinations stays in Spark unless a key's type may code values alike: then
+it is collected to the driver, and ``pysdc risk`` says so and why on stderr (not with ``--quiet``).
 """
 
 from __future__ import annotations
@@ -32,20 +32,20 @@ def test_memory_limit_refused_with_spark(small, capsys):
 
 @pytest.mark.spark
 def test_spark_says_the_combinations_went_to_the_driver(small, tmp_path, capsys):
-    # without missing keys the combinations stay in Spark (tests/engine/test_engine_spark_summaries.py): no note
+    # the combinations stay in Spark (tests/engine/test_engine_spark_summaries.py): no note
     assert main(["risk", small, "--keys", "a,b", "--engine", "spark", "--json"]) == 0
     assert "collected to the driver" not in capsys.readouterr().err
-    # a missing key (sdcMicro's wildcard, matched in pysdc's core): collected, and said with the reason
+    # integers beyond 2^53 (which may code alike): collected, and said with the reason
     d = pd.read_parquet(small)
-    d["b"] = d["b"].where(d.index % 30 != 0)
-    missing = str(tmp_path / "missing.parquet")
-    d.to_parquet(missing, index=False)
-    assert main(["risk", missing, "--keys", "a,b", "--engine", "spark", "--json"]) == 0
+    d["a"] = d["a"] + 2**60
+    big = str(tmp_path / "big.parquet")
+    d.to_parquet(big, index=False)
+    assert main(["risk", big, "--keys", "a,b", "--engine", "spark", "--json"]) == 0
     cap = capsys.readouterr()
     n = json.loads(cap.out)["data"]["n_key_combinations"]
     assert f"pysdc: note: on Spark the {n:,} key combinations were collected to the driver" in cap.err
-    assert "a key has missing values" in cap.err
-    assert main(["risk", missing, "--keys", "a,b", "--engine", "spark", "--json", "--quiet"]) == 0
+    assert "integers beyond 2^53" in cap.err
+    assert main(["risk", big, "--keys", "a,b", "--engine", "spark", "--json", "--quiet"]) == 0
     assert "collected to the driver" not in capsys.readouterr().err
 
 
