@@ -66,7 +66,11 @@ def combinations_in_engine():
     (sums in another order: ENGINE_SUMS). Missing key values are sdcMicro's wildcards, matched in SQL
     (:func:`_wildcard_freqs`). Keys whose raw values may code alike (integers beyond 2^53, decimals,
     dates) take the in-memory path. A scan made with a ``memory_limit`` takes this path without the block
-    (the Python API: ``pysdc.measure_risk(pysdc.scan(path, memory_limit="2GB"), ...)``)."""
+    (the Python API: ``pysdc.measure_risk(pysdc.scan(path, memory_limit="2GB"), ...)``).
+
+    On a Spark table (``pysdc risk --engine spark``) the block keeps the combinations in Spark likewise
+    (:func:`_measure_risk_spark`, :class:`SparkSummaries`): the driver gets single rows, the top N and the
+    distinct risks streamed for the threshold."""
     token = _IN_ENGINE.set(True)
     try:
         yield
