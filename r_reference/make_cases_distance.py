@@ -87,10 +87,12 @@ def make_inputs() -> dict[str, str]:
 def kanon_cases() -> list[dict]:
     out = []
 
-    def add(cid, data, keys, k, weighted, tags, w=None):
+    def add(cid, data, keys, k, weighted, tags, w=None, alpha=None):
         args = {"keyVars": list(keys), "k": k, "weighted": weighted}
         if w is not None:
             args["weightVar"] = w
+        if alpha is not None:  # createSdcObj(..., alpha): how much a record with a missing key counts
+            args["alpha"] = alpha
         out.append({"id": f"kAnon_violations:{cid}", "inputs": {"data": data}, "args": args,
                     "tags": sorted(set(tags))})
 
@@ -138,6 +140,12 @@ def kanon_cases() -> list[dict]:
     add("hand8:h1-h4:k3:w:weighted", "hand8.csv.gz", ["h1", "h2", "h3", "h4"], 3, True,
         ["double-key", "missing-keys", "weighted"], w="w")
     add("mix300:job+region:k3", "mix300.csv.gz", ["job", "region"], 3, False, ["character-key"])
+    for alpha in [0.0, 0.5]:  # the object's alpha decides its fk (print(obj, "kAnon") counts on them)
+        for k in [2, 3, 5]:
+            add(f"demo:5keys:k{k}:alpha{alpha:g}", demo, DEMO_KEYS, k, False, ["demo", "missing-keys", "alpha"],
+                alpha=alpha)
+        add(f"keys300_nam:k1-k3:k10:w:weighted:alpha{alpha:g}", nam, ["k1", "k2", "k3"], 10, True,
+            ["missing-keys", "weighted", "alpha"], w="w", alpha=alpha)
     # refusals
     add("keys300:k1+k2:k0", "keys300.csv.gz", ["k1", "k2"], 0, False, ["error", "k-nonpositive"])
     add("keys300:k1+k2:k-1", "keys300.csv.gz", ["k1", "k2"], -1, False, ["error", "k-nonpositive"])

@@ -230,7 +230,8 @@ def _compare_suda2(c, exp, act, args, mode):
 def _k_anon_to_r(values, R):
     """kAnon_violations needs an sdcMicroObj: createSdcObj first (in the same locked session)."""
     data = values["data"]
-    obj = R.call("createSdcObj", data, keyVars=values["key_vars"], weightVar=values["w"], as_robject=True)
+    obj = R.call("createSdcObj", data, keyVars=values["key_vars"], weightVar=values["w"],
+                 alpha=float(values["alpha"]), as_robject=True)
     return "kAnon_violations", {"obj": obj, "weighted": values["weighted"], "k": float(values["k"])}, False
 
 
@@ -242,7 +243,7 @@ def _k_anon_from_r(res, values, R):
 
 def _run_k_anon(fn, a, inputs, expected):
     return {"value": fn(inputs["data"], _lst(a["keyVars"]), k=a["k"], w=a.get("weightVar"),
-                        weighted=bool(a["weighted"]))}
+                        weighted=bool(a["weighted"]), alpha=float(a.get("alpha", 1.0)))}
 
 
 def _compare_value(c, exp, act, args, mode):
@@ -347,10 +348,11 @@ ENTRIES: tuple[Measure, ...] = (
     ),
     Measure(
         "k_anon_violations", "kAnon_violations", "risk", k_anon_violations, KAnonResult,
-        arguments={"data": "obj", "key_vars": "keyVars", "k": "k", "w": "weightVar", "weighted": "weighted"},
+        arguments={"data": "obj", "key_vars": "keyVars", "k": "k", "w": "weightVar", "weighted": "weighted",
+                   "alpha": "alpha"},
         fields={"value": "(numeric)", "k": None, "weighted": None, "n": None, "key_vars": None},
-        notes="sdcMicro's kAnon_violations(createSdcObj(data, keyVars, weightVar = w), weighted, k): k rounded "
-              "half to even; missing keys are wildcards.",
+        notes="sdcMicro's kAnon_violations(createSdcObj(data, keyVars, weightVar = w, alpha = alpha), weighted, k): "
+              "k rounded half to even; missing keys are wildcards counted with alpha.",
         to_r=_k_anon_to_r, from_r=_k_anon_from_r,
         run_case=_run_k_anon, compare_case=_compare_value,
         example=lambda: {"data": _risk_frame(), "key_vars": ["a", "b"], "k": 3, "w": "w"},

@@ -380,9 +380,9 @@ def _household_er(table, keys, hid, res, pdf, rk_row, fast_hier, written=None) -
     return total + float(np.sum(own[~own_nan]))
 
 
-def k_anon_engine(table, key_vars, k, w, weighted) -> KAnonResult:
+def k_anon_engine(table, key_vars, k, w, weighted, alpha=1.0) -> KAnonResult:
     kr = r_round(k)
-    c = _combinations(table, key_vars, w, None, func="k_anon_violations", factorize_character=True, alpha=1.0)
+    c = _combinations(table, key_vars, w, None, func="k_anon_violations", factorize_character=True, alpha=alpha)
     v = c["Fk_c"] if (weighted and w is not None) else c["fk_c"]
     return KAnonResult(int(np.sum(c["cnt"][v < kr])), k=k, weighted=bool(weighted), n=int(np.sum(c["cnt"])),
                        key_vars=tuple(key_vars))

@@ -376,10 +376,12 @@ class SdcProblem:
         keys = list(self._key_vars)
         mr = call("measure_risk", measure_risk, d, keys, w=self._w, hid=self._hid, max_global_risk=max_global_risk,
                   alpha=alpha)
-        ka = {"unweighted": [call("kAnon_violations", k_anon_violations, d, keys, k=k) for k in K_ANON_KS]}
+        # sdcMicro counts on the object's fk, computed with its alpha (createSdcObj(..., alpha))
+        ka = {"unweighted": [call("kAnon_violations", k_anon_violations, d, keys, k=k, alpha=alpha)
+                             for k in K_ANON_KS]}
         if self._w is not None:
-            ka["weighted"] = [call("kAnon_violations", k_anon_violations, d, keys, k=k, w=self._w, weighted=True)
-                              for k in K_ANON_KS]
+            ka["weighted"] = [call("kAnon_violations", k_anon_violations, d, keys, k=k, w=self._w, weighted=True,
+                                   alpha=alpha) for k in K_ANON_KS]
         kan = pd.DataFrame({c: [int(v) for v in vals] for c, vals in ka.items()}, index=pd.Index(K_ANON_KS, name="k"))
         skipped, errors = {}, {}
         su = None

@@ -20,7 +20,7 @@ from .._validation import Boolean, Constraint
 from ..core.freq import r_round
 from ..core.keys import frequencies, weight_values
 from ..engine._risk import k_anon_engine
-from ._params import DATA, KEY_VARS, WEIGHT
+from ._params import ALPHA, DATA, KEY_VARS, WEIGHT
 
 __all__ = ["k_anon_violations", "K_ANON_PARAMS", "KAnonK"]
 
@@ -43,7 +43,7 @@ class KAnonK(Constraint):
         return ["3", float("nan"), 0, -1, True, None]
 
 
-K_ANON_PARAMS = {"data": DATA, "key_vars": KEY_VARS, "k": KAnonK(), "w": WEIGHT, "weighted": Boolean()}
+K_ANON_PARAMS = {"data": DATA, "key_vars": KEY_VARS, "k": KAnonK(), "w": WEIGHT, "weighted": Boolean(), "alpha": ALPHA}
 
 
 @measure(K_ANON_PARAMS, engine=k_anon_engine)
@@ -54,6 +54,7 @@ def k_anon_violations(
     k: float = 3,
     w: str | None = None,
     weighted: bool = False,
+    alpha: float = 1.0,
 ) -> KAnonResult:
     """Number of records violating k-anonymity.
 
@@ -76,6 +77,10 @@ def k_anon_violations(
         Sampling weight column (used only with ``weighted=True``).
     weighted : bool, default False
         Count ``Fk < k`` instead of ``fk < k``. Without ``w``, ``Fk`` equals ``fk``.
+    alpha : float in [0, 1], default 1
+        How much a record with missing key values counts in the frequencies of the combinations it
+        matches, as in :func:`measure_risk` (sdcMicro: ``createSdcObj(..., alpha = alpha)``, whose
+        ``fk`` ``kAnon_violations`` and ``print(obj, "kAnon")`` count on).
 
     Returns
     -------
@@ -101,7 +106,8 @@ def k_anon_violations(
     weightVar = w), weighted, k)``:
 
     * ``fk``/``Fk`` are those of ``measure_risk`` (``createSdcObj`` stores them): missing
-      keys are wildcards with ``alpha = 1``; records whose keys are all missing get
+      keys are wildcards, counted with ``alpha`` (``createSdcObj``'s, 1 by default); records whose keys are all
+      missing get
       ``fk = n``.
     * ``k`` is rounded with R's ``round``: a ``k`` in (0, 0.5] becomes 0, so nothing
       violates it; sdcMicro refuses ``k <= 0`` ("k > 0 is not TRUE").
@@ -127,7 +133,7 @@ def k_anon_violations(
     """
     kr = r_round(k)
     fk_c, Fk_c, cnt, _ = frequencies(
-        data, key_vars, w if weighted else None, 1.0, func="k_anon_violations", factorize_character=True,
+        data, key_vars, w if weighted else None, alpha, func="k_anon_violations", factorize_character=True,
     )
     # the weight column is checked (and refused when it has missing values) whether or not it is
     # used, as createSdcObj does

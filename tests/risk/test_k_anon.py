@@ -138,7 +138,8 @@ def run_case(args: dict, inputs: dict[str, pd.DataFrame]) -> dict:
     """One stored case natively: sdcMicro's arguments -> ``k_anon_violations``; fields as stored."""
     keys = args["keyVars"]
     keys = [keys] if isinstance(keys, str) else list(keys)
-    v = k_anon_violations(inputs["data"], keys, k=args["k"], w=args.get("weightVar"), weighted=bool(args["weighted"]))
+    v = k_anon_violations(inputs["data"], keys, k=args["k"], w=args.get("weightVar"), weighted=bool(args["weighted"]),
+                          alpha=float(args.get("alpha", 1.0)))
     return {"value": v}
 
 
