@@ -159,7 +159,7 @@ class MeasureRiskCombinations(_CombinationSummary, _Repr):
     n: int = 0
     #: with the combinations kept in the engine (``pysdc risk --engine duckdb``): ``combinations`` is the
     #: engine's lazy table, ``counts`` None, and this object computes the summaries by SQL
-    #: (:class:`pysdc.engine._risk.InEngineSummaries`)
+    #: (:class:`pysdc.engine._risk_duckdb.InEngineSummaries`)
     summarise: object = field(default=None, repr=False)
 
     def _summary_text(self) -> str:

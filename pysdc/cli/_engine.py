@@ -278,7 +278,7 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
         report["output"] = {"path": args.records, "columns": list(res.individual.columns)}
     memory_note(args.memory_limit, None if res.summarise is not None else len(res.combinations), quiet=args.quiet)
     if res.summarise is None and data.engine == "spark" and not args.quiet:
-        # (otherwise the combinations and the summaries stay in Spark: pysdc.engine._risk.SparkSummaries)
+        # (otherwise the combinations and the summaries stay in Spark: pysdc.engine._risk_spark.SparkSummaries)
         print(f"pysdc: note: on Spark the {len(res.combinations):,} key combinations were collected to the driver "
               f"(about {_gb(len(res.combinations) * PER_COMBINATION_BYTES)} in this process; the records stayed in "
               "Spark): a key's type may code distinct values alike in sdcMicro (decimals, dates, integers beyond "

@@ -176,7 +176,7 @@ def engine_risk_model(res, *, keys, w=None, hid=None, alpha: float = 1.0, top: i
 
 def _in_engine_risk_model(res, *, keys, w, hid, alpha, top, source, engine, n_columns) -> dict:
     """:func:`engine_risk_model` of a result whose combinations stayed in DuckDB: each section from the
-    engine's aggregates (:class:`pysdc.engine._risk.InEngineSummaries`), the same numbers as from the table."""
+    engine's aggregates (:class:`pysdc.engine._risk_duckdb.InEngineSummaries`), the same numbers as from the table."""
     s = res.summarise
     n = int(res.n)
     limits = [r_round(k) for k in K_ANON_KS]

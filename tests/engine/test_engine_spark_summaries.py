@@ -24,6 +24,7 @@ import pysdc
 from pysdc._tolerances import ENGINE_SUMS
 from pysdc.cli import main
 from pysdc.engine import _risk
+from pysdc.engine._risk_spark import SparkSummaries
 from pysdc.engine._tables import SparkTable
 from pysdc.problem import K_ANON_KS
 from pysdc.problem._model import engine_risk_model
@@ -100,7 +101,7 @@ def test_summaries_in_spark_equal_the_pandas_path(spark, monkeypatch, weighted):
         _never_collected(monkeypatch)
         with _risk.combinations_in_engine():
             got = pysdc.measure_risk(sdf, keys, w=w, hid=hid, max_global_risk=mgr)
-    assert isinstance(got.summarise, _risk.SparkSummaries) and got.counts is None
+    assert isinstance(got.summarise, SparkSummaries) and got.counts is None
     assert got.n == len(d)
     np.testing.assert_allclose(got.global_risk_er, ref.global_risk_er, rtol=ENGINE_SUMS.rtol)
     np.testing.assert_allclose(got.hier_risk_er, ref.hier_risk_er, rtol=ENGINE_SUMS.rtol)
@@ -231,7 +232,7 @@ def test_missing_keys_unweighted_on_spark_equal_pandas(spark, monkeypatch, keys)
         _never_collected(monkeypatch)
         with _risk.combinations_in_engine():
             got = pysdc.measure_risk(sdf, keys)
-    assert isinstance(got.summarise, _risk.SparkSummaries)
+    assert isinstance(got.summarise, SparkSummaries)
     np.testing.assert_allclose(got.global_risk_er, ref.global_risk_er, rtol=ENGINE_SUMS.rtol)
     ind = got.individual.to_pandas()
     for col in ("fk", "Fk", "risk"):

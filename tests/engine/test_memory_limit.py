@@ -200,7 +200,7 @@ def test_in_engine_path_equals_the_in_memory_path(tmp_path, case):
 
 
 def test_missing_key_values_stay_in_the_engine(tmp_path):
-    """sdcMicro's wildcard matching of missing key values is SQL too (pysdc.engine._risk._wildcard_freqs); the
+    """sdcMicro's wildcard matching of missing key values is SQL too (pysdc.engine._risk_duckdb._wildcard_freqs); the
     cases are in tests/engine/test_memory_missing_keys.py."""
     d = _frame()
     d.loc[d.index[:30], "c"] = np.nan

@@ -2,7 +2,7 @@
 
 sdcMicro's rule (freqCalc): a missing key value matches every category. pysdc's core does this pattern by
 pattern (:func:`pysdc.core.freq.freq_core`); on DuckDB the same matching is SQL
-(:func:`pysdc.engine._risk._wildcard_freqs`), so Python never holds a value per key combination. The
+(:func:`pysdc.engine._risk_duckdb._wildcard_freqs`), so Python never holds a value per key combination. The
 numbers are those of the pandas path: counts exactly, weight sums (another order) to ENGINE_SUMS.
 """
 
