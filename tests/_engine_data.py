@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pysdc._tolerances import ENGINE_SUMS
+
 
 def ordinal_pair(n=500, seed=3):
     """Text, float (with NaN) and integer columns to declare ordinal, and a one-level one."""
@@ -47,3 +49,23 @@ def cli_json(argv: list) -> dict:
         rc = main([*argv, "--json"])
     assert rc == 0, f"pysdc {' '.join(map(str, argv))} exited with {rc}"
     return json.loads(buf.getvalue())
+
+
+def same_model(a, b, *, exact: bool = False, path: str = "") -> None:
+    """The numbers of two models (JSON-like dicts/lists) agree: exactly (pandas paths), or counts exactly and
+    sums to ENGINE_SUMS (an engine sums in another order)."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for key in a:
+            same_model(a[key], b[key], exact=exact, path=f"{path}.{key}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (u, v) in enumerate(zip(a, b)):
+            same_model(u, v, exact=exact, path=f"{path}[{i}]")
+    elif isinstance(a, float) and not isinstance(b, str) and b is not None:
+        if exact:
+            assert a == b or (np.isnan(a) and np.isnan(b)), (path, a, b)
+        else:
+            np.testing.assert_allclose(b, a, rtol=ENGINE_SUMS.rtol, atol=ENGINE_SUMS.atol, err_msg=path)
+    else:
+        assert a == b, (path, a, b)

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from _engine_data import parquet_parts
+from _engine_data import parquet_parts, same_model
 
 import pysdc
 from pysdc._tolerances import ENGINE_SUMS
@@ -54,21 +54,6 @@ def _frame(n=3000, seed=5):
     d.loc[d.index[0], "a"] = 99  # a sample unique
     return d
 
-
-def _same(a, b, path=""):
-    """Counts exactly, sums to ENGINE_SUMS, everything else exactly."""
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), path
-        for k in a:
-            _same(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), path
-        for i, (u, v) in enumerate(zip(a, b)):
-            _same(u, v, f"{path}[{i}]")
-    elif isinstance(a, float) and isinstance(b, float):
-        np.testing.assert_allclose(b, a, rtol=ENGINE_SUMS.rtol, atol=0, err_msg=path)
-    else:
-        assert a == b, (path, a, b)
 
 
 def _cli(argv):
@@ -111,7 +96,7 @@ def test_summaries_in_spark_equal_the_pandas_path(spark, monkeypatch, weighted):
     a = engine_risk_model(collected, keys=keys, w=w, hid=hid, top=0, engine="spark")
     b = engine_risk_model(got, keys=keys, w=w, hid=hid, top=0, engine="spark")
     for section in ("global", "household", "k_anonymity", "individual_risk"):
-        _same(a[section], b[section], section)
+        same_model(a[section], b[section], path=section)
     assert b["data"]["n_key_combinations"] == a["data"]["n_key_combinations"]
     if weighted:
         assert b["individual_risk"]["n_above_1"] > 0  # the risks above 1 counted apart
@@ -156,7 +141,7 @@ def test_cli_spark_keeps_the_combinations_and_writes_the_records(spark, tmp_path
     out = tmp_path / "risk_out"
     sp, err = _cli(["risk", str(parts), *argv, "--engine", "spark", "--records", str(out)])
     for section in ("global", "household", "k_anonymity", "individual_risk"):
-        _same(pan[section], sp[section], section)
+        same_model(pan[section], sp[section], path=section)
     assert "collected to the driver" not in err
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -191,10 +176,10 @@ def test_missing_keys_on_spark_stay_in_spark(spark, tmp_path, monkeypatch, alpha
         # the engines' k-anonymity violations count fk at alpha, the pandas model's at alpha = 1 (a difference
         # of the models, not of Spark): here the DuckDB engine's
         duck, _ = _cli(["risk", str(one), *argv, "--engine", "duckdb"])
-        _same(duck["k_anonymity"], sp["k_anonymity"], "k_anonymity")
+        same_model(duck["k_anonymity"], sp["k_anonymity"], path="k_anonymity")
         pan["k_anonymity"]["violations"] = sp["k_anonymity"]["violations"]
     for section in ("global", "household", "k_anonymity", "individual_risk"):
-        _same(pan[section], sp[section], section)
+        same_model(pan[section], sp[section], path=section)
     assert "collected to the driver" not in err
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

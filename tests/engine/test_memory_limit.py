@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _engine_data import same_model
 
 import pysdc
 from pysdc._tolerances import ENGINE_SUMS
@@ -102,22 +103,6 @@ def _cli(argv) -> dict:
     return json.loads(out.getvalue())
 
 
-def _same(a, b, path=""):
-    """Counts exactly, sums to ENGINE_SUMS (the mean and the expected re-identifications are sums in
-    another order), everything else exactly."""
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), path
-        for k in a:
-            _same(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), path
-        for i, (u, v) in enumerate(zip(a, b)):
-            _same(u, v, f"{path}[{i}]")
-    elif isinstance(a, float) and isinstance(b, float):
-        np.testing.assert_allclose(b, a, rtol=ENGINE_SUMS.rtol, atol=0, err_msg=path)
-    else:
-        assert a == b, (path, a, b)
-
 
 def test_cli_duckdb_numbers_equal_the_pandas_path(tmp_path):
     d = _frame()
@@ -130,7 +115,7 @@ def test_cli_duckdb_numbers_equal_the_pandas_path(tmp_path):
     pan, duck = _cli(argv + ["--engine", "pandas"]), _cli(argv + ["--engine", "duckdb", "--memory-limit", "300MB",
                                                                   "--records", str(tmp_path / "r.parquet")])
     for section in ("global", "household", "k_anonymity", "individual_risk"):
-        _same(pan[section], duck[section], section)
+        same_model(pan[section], duck[section], path=section)
     assert pan["global"]["threshold"] is not None and pan["individual_risk"]["n_above_1"] > 0
     assert duck["data"]["n_key_combinations"] == pan["data"]["n_key_combinations"]
     # the riskiest combinations: their records' risk on pandas, and their number of records
@@ -185,7 +170,7 @@ def test_in_engine_path_equals_the_in_memory_path(tmp_path, case):
     assert mem.summarise is None and eng.summarise is not None
     assert wa == wb
     for section in ("global", "household", "k_anonymity", "individual_risk"):
-        _same(a[section], b[section], section)
+        same_model(a[section], b[section], path=section)
     assert a["data"] == b["data"] and a["summary"] == b["summary"]
     if case == "threshold":
         assert a["global"]["threshold"] == b["global"]["threshold"] and a["global"]["threshold"] > 0
@@ -208,7 +193,7 @@ def test_missing_key_values_stay_in_the_engine(tmp_path):
     d.to_parquet(path, index=False)
     (mem, a, _), (eng, b, _) = _models(path, ["a", "b", "c"], "w", None)
     assert mem.summarise is None and eng.summarise is not None
-    _same(a["global"], b["global"], "global")
+    same_model(a["global"], b["global"], path="global")
 
 
 def test_threshold_in_pieces_equals_the_grouped_walk():

@@ -18,6 +18,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
+from _engine_data import same_model
 
 import pysdc
 from pysdc._tolerances import ENGINE_SUMS
@@ -75,24 +76,6 @@ def _json(model: dict) -> dict:
     return json.loads(json.dumps(jsonable(model), allow_nan=False))
 
 
-def _same(a, b, *, exact: bool, path="") -> None:
-    """The numbers of two models agree: exactly (pandas paths), or counts exactly and sums to ENGINE_SUMS."""
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), path
-        for key in a:
-            _same(a[key], b[key], exact=exact, path=f"{path}.{key}")
-    elif isinstance(a, list):
-        assert len(a) == len(b), path
-        for i, (u, v) in enumerate(zip(a, b)):
-            _same(u, v, exact=exact, path=f"{path}[{i}]")
-    elif isinstance(a, float) and not isinstance(b, str) and b is not None:
-        if exact:
-            assert a == b or (np.isnan(a) and np.isnan(b)), (path, a, b)
-        else:
-            np.testing.assert_allclose(b, a, rtol=ENGINE_SUMS.rtol, atol=ENGINE_SUMS.atol, err_msg=path)
-    else:
-        assert a == b, (path, a, b)
-
 
 RISK_SECTIONS = ("global", "household", "k_anonymity", "individual_risk")
 
@@ -112,7 +95,7 @@ def test_risk_is_the_same_on_every_path(files, engine):
     assert cli["format"] == lib["format"] == "pysdc-risk-1" and cli["engine"] == engine
     assert cli["data"]["n_key_combinations"] == lib["data"]["n_key_combinations"]
     for section in RISK_SECTIONS:
-        _same(lib[section], cli[section], exact=engine == "pandas", path=section)
+        same_model(lib[section], cli[section], exact=engine == "pandas", path=section)
     if engine == "pandas":
         assert cli["top"] == lib["top"] and cli["top_unit"] == "record"
     else:  # counts per key combination where pandas has records: the same riskiest key values and risks
@@ -138,16 +121,16 @@ def test_report_renders_the_risk_and_utility_the_cli_prints(files):
     for model in (rep0, risk):
         jsonschema.validate(model, RISK_SCHEMA)
     for section in (*RISK_SECTIONS, "top", "suda2"):
-        _same(rep0[section], risk[section], exact=True, path=section)
-    _same(rep0["distance"]["d_risk"], risk["distance"]["d_risk"], exact=True)
-    _same(rep0["distance"]["d_risk_rmd"], risk["distance"]["d_risk_rmd"], exact=True)
+        same_model(rep0[section], risk[section], exact=True, path=section)
+    same_model(rep0["distance"]["d_risk"], risk["distance"]["d_risk"], exact=True)
+    same_model(rep0["distance"]["d_risk_rmd"], risk["distance"]["d_risk_rmd"], exact=True)
     util = _cli_json(["utility", px, pm, "--keys", ",".join(KEYS), "--numeric", "inc,exp", "--json",
                       "--engine", "pandas", "--random-state", "5"])
     from_report = _json(a["utility"].to_dict())
     for model in (from_report, util):
         jsonschema.validate(model, UTILITY_SCHEMA)
-    _same(from_report["measures"], util["measures"], exact=True)
-    _same(from_report["literature"]["measures"], util["literature"]["measures"], exact=True)
+    same_model(from_report["measures"], util["measures"], exact=True)
+    same_model(from_report["literature"]["measures"], util["literature"]["measures"], exact=True)
     assert from_report["variables"]["il_variables"] == util["variables"]["il_variables"]
 
 
@@ -167,18 +150,18 @@ def test_utility_is_the_same_on_every_path_with_one_column_rule(files, engine):
     exact = engine == "pandas"
     for name in ("IL1", "IL1s", "eigen", "il_correl", "il_variables"):
         assert cli["measures"][name]["status"] == "ok", name
-        _same(lib["measures"][name]["value"], cli["measures"][name]["value"], exact=exact, path=name)
-    _same(lib["measures"]["il_variables"]["per_variable"], cli["measures"]["il_variables"]["per_variable"],
+        same_model(lib["measures"][name]["value"], cli["measures"][name]["value"], exact=exact, path=name)
+    same_model(lib["measures"]["il_variables"]["per_variable"], cli["measures"]["il_variables"]["per_variable"],
           exact=exact)
     if exact:
-        _same(lib["measures"], cli["measures"], exact=True)
-        _same(lib["literature"]["measures"], cli["literature"]["measures"], exact=True)
+        same_model(lib["measures"], cli["measures"], exact=True)
+        same_model(lib["literature"]["measures"], cli["literature"]["measures"], exact=True)
     else:  # what needs the records in memory is said, in the same format
         assert cli["measures"]["robeigen"]["status"] == "skipped"
         assert all(m["status"] == "skipped" for m in cli["literature"]["measures"].values())
     # and the library's own function on those columns and scales
     ref = pysdc.il_variables(x[["k", "t", "inc", "exp"]], xm[["k", "t", "inc", "exp"]], scales={"k": "nominal"})
-    _same(float(ref.value), cli["measures"]["il_variables"]["value"], exact=exact)
+    same_model(float(ref.value), cli["measures"]["il_variables"]["value"], exact=exact)
 
 
 @pytest.mark.duckdb
