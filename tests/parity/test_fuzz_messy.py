@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pandas as pd
 import pytest
+from _messy import KINDS, column
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,38 +26,8 @@ from pysdc._results import _Repr
 from pysdc._validation import Columns, Frame
 from pysdc.io import read_table, write_table
 
-KINDS = ("float", "float_inf", "Int64", "boolean", "string", "category", "ordered", "object_mixed",
-         "all_na_float", "all_na_object", "empty_text", "int64")
-
 SETTINGS = settings(max_examples=25, derandomize=True, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-def _column(kind: str, n: int, draw) -> pd.Series:
-    pick = lambda options: [draw(st.sampled_from(options)) for _ in range(n)]  # noqa: E731
-    if kind == "float":
-        return pd.Series(pick([0.0, 1.5, -2.0, 3.25, np.nan]), dtype="float64")
-    if kind == "float_inf":
-        return pd.Series(pick([1.0, np.inf, -np.inf, np.nan, 2.5]), dtype="float64")
-    if kind == "Int64":
-        return pd.Series(pd.array(pick([1, 2, 7, None]), dtype="Int64"))
-    if kind == "boolean":
-        return pd.Series(pd.array(pick([True, False, None]), dtype="boolean"))
-    if kind == "string":
-        return pd.Series(pd.array(pick(["p", "q", "", None]), dtype="string"))
-    if kind == "category":
-        return pd.Series(pd.Categorical(pick(["a", "b", None]), categories=["a", "b", "unused"]))
-    if kind == "ordered":
-        return pd.Series(pd.Categorical(pick(["lo", "hi", None]), categories=["lo", "mid", "hi"], ordered=True))
-    if kind == "object_mixed":
-        return pd.Series(pick(["x", "12", "", None, "3.5", "NA"]), dtype=object)
-    if kind == "all_na_float":
-        return pd.Series([np.nan] * n, dtype="float64")
-    if kind == "all_na_object":
-        return pd.Series([None] * n, dtype=object)
-    if kind == "empty_text":
-        return pd.Series([""] * n, dtype=object)
-    return pd.Series(pick([0, 1, 5, -3]), dtype="int64")
 
 
 @st.composite
@@ -67,7 +37,7 @@ def messy_frame(draw, n=None, names=None):
     kinds = [draw(st.sampled_from(KINDS)) for _ in names]
     if draw(st.integers(0, 2)) == 0:
         kinds = [kinds[0]] * len(names)
-    return pd.DataFrame({c: _column(k, n, draw) for c, k in zip(names, kinds)})
+    return pd.DataFrame({c: column(k, n, draw) for c, k in zip(names, kinds)})
 
 
 def _quiet(fn, *args, **kwargs):
