@@ -701,8 +701,10 @@ METHODS: tuple[Method, ...] = (
         formals_of="microaggregation", r_seed="random_state",
         notes="native: mdav (sdcMicro's single-precision distances and tie rule), simple, single, onedims "
               "(mean/median), pca (mean/median/trim), rmd (complete data; random_state=s: R's set.seed(s) before "
-              "covMcd), one variable through mafast; clust*, influence, weights, onestep (and trim for the other "
-              "methods) through the bridge only. The returned list (x, "
+              "covMcd), one variable through mafast; clustpca and influence: clusters from cluster::clara (its own "
+              "sampling generator) or pam, measures mean, median, trim, complete data (transf is computed by "
+              "sdcMicro but never used); kmeans/bclust clustering, mcdpca, pppca, clustmcdpca, clustpppca, "
+              "weights, onestep (and trim for the other methods) through the bridge only. The returned list (x, "
               "mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
         to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
         run_case=_run_microaggregation, compare_case=_compare_microaggregation,

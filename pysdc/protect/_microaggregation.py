@@ -5,8 +5,9 @@ single-precision distances and its tie rule, see :mod:`pysdc.core.microagg`), an
 methods ``simple``, ``single`` and ``onedims`` (measures ``mean`` and ``median``, without sampling
 weights), ``pca`` (also ``trim``) and ``rmd`` (complete data, seeded by ``random_state``; see
 :mod:`pysdc.protect._microaggregation_more`); one variable goes through ``mafast``, as in sdcMicro.
-The other methods (``clustpca``, ``influence``, ``mcdpca``, ``pppca``, ``clustmcdpca``,
-``clustpppca``), weights and the measure ``onestep`` are refused natively with the pointer to
+The clustering methods ``clustpca`` and ``influence`` (clusters from ``cluster::clara`` or ``pam``, see
+:mod:`pysdc.protect._microaggregation_clust`) are native too. The other methods (``mcdpca``, ``pppca``,
+``clustmcdpca``, ``clustpppca``), weights and the measure ``onestep`` are refused natively with the pointer to
 :mod:`pysdc.r`.
 
 The input is never modified; the behaviour was observed by running sdcMicro 5.8.0 (R 4.2.2) and is
@@ -33,15 +34,16 @@ from ..core.microagg import (
     mdav,
     rank_groups,
 )
+from ._microaggregation_clust import CLUST_METHODS, clust_runner
 from ._microaggregation_more import MORE_METHODS, more_runner
 
 __all__ = ["microaggregation", "mafast", "MicroaggregationResult", "NATIVE_METHODS", "R_METHODS"]
 
 #: methods of sdcMicro's microaggregation that pysdc runs natively
-NATIVE_METHODS = ("mdav", "simple", "single", "onedims") + MORE_METHODS
+NATIVE_METHODS = ("mdav", "simple", "single", "onedims") + MORE_METHODS + CLUST_METHODS
 #: the others: sdcMicro only (pysdc.r.microaggregation)
 R_METHODS = tuple(m for m in ("rmd", "pca", "clustpca", "influence", "mcdpca", "pppca", "clustmcdpca", "clustpppca")
-                  if m not in MORE_METHODS)
+                  if m not in MORE_METHODS + CLUST_METHODS)
 
 
 @dataclass(frozen=True)
@@ -239,20 +241,24 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         Microaggregate within the strata these variables define (missing values form a stratum).
     method : str
         ``"mdav"`` (default), ``"simple"`` (groups in record order), ``"single"`` (sorted by the
-        ``varsort``-th variable), ``"onedims"`` (individual ranking) natively; ``"rmd"``, ``"pca"``,
-        ``"clustpca"``, ``"influence"``, ``"mcdpca"``, ``"pppca"``, ``"clustmcdpca"``,
-        ``"clustpppca"`` through :func:`pysdc.r.microaggregation` only.
+        ``varsort``-th variable), ``"onedims"`` (individual ranking) natively, and ``"rmd"``, ``"pca"``,
+        ``"clustpca"`` and ``"influence"`` (clusters from ``clara`` or ``pam``); ``"mcdpca"``, ``"pppca"``,
+        ``"clustmcdpca"``, ``"clustpppca"`` through :func:`pysdc.r.microaggregation` only.
     weights : None
         Sampling weights (weighted means): through :func:`pysdc.r.microaggregation` only.
     nc, clustermethod, transf : int, str, str
-        For the clustering methods (bridge only).
+        For ``clustpca`` and ``influence``: the number of clusters and the cluster analysis, ``"clara"``
+        (sdcMicro's default) or ``"pam"`` natively (``"kmeans"`` and ``"bclust"`` through the bridge only;
+        ``"cmeans"`` always stops sdcMicro). sdcMicro computes ``transf`` but clusters the untransformed
+        data: it changes nothing but its errors (``"boxcox"`` on values <= 0) and warnings.
     measure : {"mean", "median", "trim", "onestep"}
         The group statistic of the sorting methods (``mdav`` always takes the mean, as in sdcMicro);
         ``trim`` and ``onestep`` through the bridge only.
     trim : float
         For ``measure="trim"`` (bridge only).
     varsort : int
-        1-based position in ``variables`` of the sorting variable of ``method="single"``.
+        1-based position in ``variables`` of the sorting variable of ``method="single"`` (and of the
+        ``clustpca`` clusters with fewer records than variables).
     random_state : int, optional
         For ``method="rmd"``: an int ``s`` is R's ``set.seed(s)`` before sdcMicro's call (robustbase's
         ``covMcd`` draws its subsets from R's stream); None: pysdc's own generator (not sdcMicro's draws).
@@ -311,7 +317,7 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         raise InvalidParameterError(
             "microaggregation: sampling weights (weighted means) are not native in pysdc; use "
             "pysdc.r.microaggregation (mdav ignores weights in sdcMicro).")
-    if method != "mdav" and measure not in ("mean", "median") and not (method in MORE_METHODS and measure == "trim"):
+    if method != "mdav" and measure not in ("mean", "median") and not (method in MORE_METHODS + CLUST_METHODS and measure == "trim"):
         raise InvalidParameterError(
             f"microaggregation: measure {measure!r} is not native in pysdc; use 'mean'/'median' or "
             "pysdc.r.microaggregation.")
@@ -326,8 +332,11 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
             CoercionWarning, stacklevel=user_stacklevel())
     strata, labels = _strata(data, strata_variables)
     flag: list = []
-    run = more_runner(method, aggr, measure, trim, random_state) if method in MORE_METHODS else _method(
-        method, aggr, measure, varsort, flag)
+    if method in CLUST_METHODS:
+        run = clust_runner(method, aggr, measure, trim, nc, clustermethod, transf, varsort)
+    else:
+        run = more_runner(method, aggr, measure, trim, random_state) if method in MORE_METHODS else _method(
+            method, aggr, measure, varsort, flag)
     vals, groups = _stratified(run, x, strata, max(len(labels), 1))
     if flag:
         warnings.warn(

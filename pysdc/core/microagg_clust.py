@@ -1,0 +1,69 @@
+"""sdcMicro's clustering microaggregation methods ``clustpca`` and ``influence`` (issue 28, family 3).
+
+What sdcMicro 5.8.0 does per stratum (observed by running it; pinned by
+``r_reference/outputs/microaggregation_clust.json``):
+
+1. the records are clustered into ``nc`` clusters with ``cluster::clara(x, nc)`` (the default ``clustermethod``)
+   or ``cluster::pam(x, nc)`` on the *untransformed* variables (:mod:`pysdc.core.clara`). ``transf`` is
+   computed by sdcMicro (``scale(log(x))``, or a Box-Cox transformation from ``car``) but never used: only
+   its errors and warnings reach the user;
+2. the clusters are taken one after the other (cluster 1 first) and the records of each are ordered:
+
+   * ``clustpca``: a cluster with fewer records than variables by the ``varsort``-th variable (R's ``order``:
+     stable), any other by its first principal-component scores of ``princomp(scale(x))`` computed on that
+     cluster alone (:func:`pysdc.core.microagg_pca.pca_scores`; stable);
+   * ``influence``: by the variable on which the cluster's medoid has its largest value (stable); two
+     variables sharing that largest value stop sdcMicro (an R replacement-length error);
+
+3. the whole ordered sequence -- across cluster boundaries -- is cut into groups of ``aggr`` records, the
+   remainder joining the last group, and each record gets its group's statistic.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .clara import clara, pam
+from .microagg import fixed_groups
+from .microagg_pca import pca_scores
+
+__all__ = ["CLUSTER_METHODS", "cluster_of", "clust_order", "medoid_ties"]
+
+#: clustermethods computed natively (the others, kmeans/cmeans/bclust, only by sdcMicro)
+CLUSTER_METHODS = ("clara", "pam")
+
+
+def cluster_of(x: np.ndarray, nc: int, clustermethod: str) -> tuple[np.ndarray, np.ndarray]:
+    """The 1-based clusters of the records and the medoids' 0-based record indices (cluster by cluster)."""
+    res = clara(x, nc) if clustermethod == "clara" else pam(x, nc)
+    return res.clustering, res.medoids
+
+
+def medoid_ties(x: np.ndarray, medoids: np.ndarray) -> np.ndarray:
+    """For ``influence``: the clusters (0-based) whose medoid has its largest value on two or more variables."""
+    m = x[medoids]
+    return np.flatnonzero((m == m.max(axis=1, keepdims=True)).sum(axis=1) > 1)
+
+
+def clust_order(x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, method: str,
+                varsort: int = 1) -> np.ndarray:
+    """The records (0-based) in sdcMicro's order: cluster after cluster, each ordered as ``method`` does."""
+    nc = medoids.size
+    parts = []
+    for c in range(nc):  # clusters, not records
+        w = np.flatnonzero(clustering == c + 1)
+        if method == "influence":
+            key = x[w, int(np.argmax(x[medoids[c]]))]
+        elif w.size < x.shape[1]:
+            key = x[w, varsort - 1]
+        else:
+            key = pca_scores(x[w])
+        parts.append(w[np.argsort(key, kind="stable")])
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def clust_groups(order: np.ndarray, aggr: int) -> np.ndarray:
+    """Each record's 0-based group: ``aggr`` at a time along ``order`` (the remainder joins the last group)."""
+    g = np.empty(order.size, dtype=np.int64)
+    g[order] = fixed_groups(order.size, aggr)
+    return g

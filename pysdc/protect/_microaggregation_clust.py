@@ -1,0 +1,119 @@
+"""The per-stratum runners of sdcMicro's clustering microaggregation methods ``clustpca`` and ``influence``
+(issue 28, family 3), called by :func:`pysdc.protect.microaggregation`.
+
+The clusters come from ``cluster::clara`` or ``cluster::pam`` (:mod:`pysdc.core.clara`), the orderings from
+:mod:`pysdc.core.microagg_clust`, the group statistics (mean, median, trim) from
+:mod:`pysdc.core.microagg_stats`. The checks stop where sdcMicro 5.8.0 stops; the clustermethods ``kmeans`` and
+``bclust`` (R's random stream and Fortran/e1071 routines) run only through :mod:`pysdc.r`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+
+from .._errors import CoercionWarning, InvalidParameterError
+from .._validation import user_stacklevel
+from ..core.microagg import fixed_groups
+from ..core.microagg_clust import CLUSTER_METHODS, clust_order, cluster_of, medoid_ties
+from ..core.microagg_stats import aggregate
+
+__all__ = ["CLUST_METHODS", "clust_runner"]
+
+#: the methods of this module
+CLUST_METHODS = ("clustpca", "influence")
+
+
+def _check_args(method: str, clustermethod: str, transf: str, measure: str, trim) -> None:
+    if clustermethod == "cmeans":
+        raise InvalidParameterError(
+            f"microaggregation(method={method!r}, clustermethod='cmeans'): sdcMicro 5.8.0 always stops here "
+            "(its clust() assigns to an undefined object: \"object 'res' not found\").")
+    if clustermethod not in CLUSTER_METHODS:
+        raise InvalidParameterError(
+            f"microaggregation(method={method!r}): clustermethod {clustermethod!r} is not native in pysdc (R's "
+            "kmeans/e1071's bclust draw from R's random stream with routines pysdc does not reproduce); use "
+            "clustermethod='clara' (sdcMicro's default) or 'pam', or run it through sdcMicro with "
+            "pysdc.r.microaggregation.")
+    if measure not in ("mean", "median", "trim"):
+        raise InvalidParameterError(
+            f"microaggregation: measure {measure!r} is not native in pysdc for method {method!r}; use "
+            "'mean', 'median' or 'trim', or pysdc.r.microaggregation.")
+    if measure == "trim" and (isinstance(trim, (bool, np.bool_)) or not isinstance(trim, numbers.Real)
+                              or not np.isfinite(trim)):
+        raise InvalidParameterError(f"microaggregation: trim must be a finite number (R's mean(x, trim)); got {trim!r}.")
+
+
+def _check_stratum(method: str, x: np.ndarray, aggr: int, nc: int, transf: str) -> None:
+    n = x.shape[0]
+    if np.isnan(x).any():
+        raise InvalidParameterError(
+            f"microaggregation(method={method!r}): the variables have missing values; pysdc clusters complete data "
+            "only (clara's distances with missing values are not reproduced): use pysdc.r.microaggregation.")
+    if transf == "boxcox" and (x <= 0).any():
+        raise InvalidParameterError(
+            f"microaggregation(method={method!r}, transf='boxcox'): a variable has a value <= 0; sdcMicro stops "
+            "(car::powerTransform: 'First argument must be strictly positive').")
+    if not 1 <= nc <= n - 1:
+        raise InvalidParameterError(
+            f"microaggregation(method={method!r}): nc={nc} clusters for a stratum of {n} record(s); sdcMicro stops "
+            "(clara/pam: the number of clusters must be at least 1 and at most n-1).")
+
+
+def _check_clusters(method: str, x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, varsort: int) -> None:
+    if method == "influence":
+        tied = medoid_ties(x, medoids)
+        if tied.size:
+            raise InvalidParameterError(
+                f"microaggregation(method='influence'): the medoid of cluster {int(tied[0]) + 1} has its largest "
+                "value on two variables; sdcMicro stops (R: 'number of items to replace is not a multiple of "
+                "replacement length').")
+        return
+    p = x.shape[1]
+    sizes = np.bincount(clustering, minlength=medoids.size + 1)[1:]
+    if (sizes < p).any() and not 1 <= varsort <= p:
+        raise InvalidParameterError(
+            f"microaggregation(method='clustpca'): a cluster has fewer records than variables and is ordered by "
+            f"variable varsort={varsort}, which is not one of the {p} variables; sdcMicro stops "
+            "('undefined columns selected').")
+    for c in np.flatnonzero(sizes >= p):  # clusters, not records
+        w = clustering == c + 1
+        xs = x[w]
+        if (xs.max(axis=0) == xs.min(axis=0)).any():
+            raise InvalidParameterError(
+                f"microaggregation(method='clustpca'): a variable is constant within cluster {int(c) + 1} "
+                f"({int(sizes[c])} records); its standardised values are NaN and sdcMicro stops (princomp/cov.wt: "
+                "'x' must contain finite values only).")
+
+
+def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clustermethod: str, transf: str,
+                 varsort: int):
+    """The per-stratum function ``x -> (values, groups)`` of ``method`` (``per_column`` False)."""
+    _check_args(method, clustermethod, transf, measure, trim)
+
+    def run(x):
+        _check_stratum(method, x, aggr, nc, transf)
+        if transf == "log" and (x < 0).any():
+            warnings.warn(
+                f"microaggregation(method={method!r}): sdcMicro computes log(x) for transf='log' and R warns 'NaNs "
+                "produced' on the negative values; that transformation is never used (sdcMicro clusters the "
+                "untransformed data), so the result is sdcMicro's.", CoercionWarning, stacklevel=user_stacklevel())
+        clustering, medoids = cluster_of(x, nc, clustermethod)
+        _check_clusters(method, x, clustering, medoids, varsort)
+        order = clust_order(x, clustering, medoids, method, varsort)
+        n = order.size
+        if n < 2 * aggr:
+            raise InvalidParameterError(
+                f"microaggregation: a stratum has {n} record(s), fewer than 2 * aggr = {2 * aggr} "
+                f"(sdcMicro: 'Too less observations ({n}) for aggregate ={aggr}').")
+        g_sorted = fixed_groups(n, aggr)
+        vals = np.empty_like(x)
+        vals[order] = aggregate(x[order], g_sorted, measure, trim)  # each group's values in sdcMicro's order
+        groups = np.empty(n, dtype=np.int64)
+        groups[order] = g_sorted
+        return vals, groups
+
+    run.per_column = False
+    return run

@@ -1,0 +1,123 @@
+"""Case lists of sdcMicro's clustering ``microaggregation`` methods ``clustpca`` and ``influence`` (issue 28,
+family 3; clusters from cluster::clara and cluster::pam).
+
+``python3 make_cases_microaggregation_clust.py`` (from ``r_reference/``) writes the hand-made inputs
+``inputs/mc200.*`` (200 records: two variables on a small integer grid -- many identical records and tied
+distances -- and a positive one on a 1/8 grid; a stratum factor), ``inputs/mc70.*`` (70 positive records on a
+1/16 grid: clara's sample is more than half of the data, so it draws the records left out) and ``inputs/mc24.*``
+(24 records with identical rows and medoids whose largest value is shared by two variables), and
+``cases/microaggregation_clust.json``. Other inputs: ``ma40``, ``ma60`` (make_cases_microaggregation_more.py) and
+``eusilc.csv.gz``. Arguments use sdcMicro's names. Outputs: ``generate_protect_microaggregation_clust.R``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from _recode_inputs import _write
+
+HERE = Path(__file__).resolve().parent
+F = "microaggregation_clust"
+
+
+def write_inputs() -> None:
+    rng = np.random.default_rng(20261125)
+    n = 200
+    a = rng.integers(0, 6, n).astype(float)
+    b = rng.integers(0, 4, n).astype(float)
+    c = np.round(rng.gamma(2.0, 5.0, n) * 8) / 8 + 0.125
+    _write("mc200", [("a", "numeric", a.tolist()), ("b", "numeric", b.tolist()), ("c", "numeric", c.tolist()),
+                     ("g", "factor", rng.choice(["u", "v"], n).tolist(), ["u", "v"])])
+    n = 70
+    z = rng.lognormal(size=(n, 3)) @ np.array([[1.0, 0.5, 0.2], [0, 1.0, 0.4], [0, 0, 1.0]])
+    z = np.round(z * [40, 10, 3] * 16) / 16 + 0.0625
+    _write("mc70", [("p", "numeric", z[:, 0].tolist()), ("q", "numeric", z[:, 1].tolist()),
+                    ("r", "numeric", z[:, 2].tolist())])
+    base = np.array([[1, 1, 0], [1, 1, 0], [2, 0, 2], [0, 2, 2], [3, 3, 1], [3, 3, 1], [1, 0, 0], [0, 1, 0],
+                     [2, 2, 2], [2, 2, 2], [4, 1, 4], [1, 4, 4]], dtype=float)
+    m = np.vstack([base, base[::-1] + [0.5, 0.5, 0.5]])
+    _write("mc24", [("h", "numeric", m[:, 0].tolist()), ("i", "numeric", m[:, 1].tolist()),
+                    ("j", "numeric", m[:, 2].tolist())])
+
+
+def case(cid, data, tags, **args):
+    return {"id": f"{F}:{cid}", "inputs": {"data": data}, "args": args, "tags": tags}
+
+
+ABC = ["a", "b", "c"]
+X4 = ["x1", "x2", "x3", "x4"]
+PQR = ["p", "q", "r"]
+HIJ = ["h", "i", "j"]
+EU = ["py010n", "hy040n", "eqIncome"]
+
+
+def method_cases(method: str) -> list[dict]:
+    m40, m60, m200, m70, m24, eu = ("ma40.csv.gz", "ma60.csv.gz", "mc200.csv.gz", "mc70.csv.gz", "mc24.csv.gz",
+                                    "eusilc.csv.gz")
+    t = [method]
+    out = [case(f"ma60:{method}:nc{nc}:k{k}", m60, t + ["clara"], variables=X4, aggr=k, method=method, nc=nc)
+           for nc, k in ((2, 3), (3, 2), (4, 4), (8, 3), (5, 5))]
+    out += [case(f"ma60:{method}:pam:nc{nc}", m60, t + ["pam"], variables=X4, aggr=3, method=method, nc=nc,
+                 clustermethod="pam") for nc in (2, 4, 8)]
+    out += [case(f"mc200:{method}:nc{nc}", m200, t + ["clara", "ties"], variables=ABC, aggr=3, method=method, nc=nc)
+            for nc in (2, 3, 6, 10)]
+    out += [case(f"mc70:{method}:nc{nc}", m70, t + ["clara", "large-sample"], variables=PQR, aggr=3, method=method,
+                 nc=nc, transf="none") for nc in (8, 12)]
+    out += [
+        case(f"mc200:{method}:pam", m200, t + ["pam", "ties"], variables=ABC, aggr=4, method=method, nc=5,
+             clustermethod="pam"),
+        case(f"mc200:{method}:strata", m200, t + ["clara", "ties", "strata"], variables=ABC, aggr=3, method=method,
+             nc=4, strata_variables=["g"]),
+        case(f"mc200:{method}:median", m200, t + ["clara", "median"], variables=ABC, aggr=5, method=method, nc=3,
+             measure="median"),
+        case(f"mc70:{method}:trim", m70, t + ["clara", "trim"], variables=PQR, aggr=5, method=method, nc=4,
+             measure="trim", trim=0.2),
+        case(f"mc70:{method}:boxcox", m70, t + ["clara", "transf"], variables=PQR, aggr=3, method=method, nc=4,
+             transf="boxcox"),
+        case(f"mc70:{method}:log", m70, t + ["clara", "transf"], variables=PQR, aggr=3, method=method, nc=4),
+        case(f"ma60:{method}:log-negative", m60, t + ["clara", "transf"], variables=X4, aggr=3, method=method, nc=4,
+             transf="log"),
+        case(f"ma60:{method}:boxcox-negative", m60, t + ["transf", "error"], variables=X4, aggr=3, method=method,
+             nc=4, transf="boxcox"),
+        case(f"ma60:{method}:strata", m60, t + ["clara", "strata"], variables=X4, aggr=3, method=method, nc=3,
+             strata_variables=["st"]),
+        case(f"ma60:{method}:pam:strata", m60, t + ["pam", "strata"], variables=X4, aggr=2, method=method, nc=4,
+             clustermethod="pam", strata_variables=["st"], measure="median"),
+        case(f"ma40:{method}:nc3", m40, t + ["clara", "ties", "full-sample"], variables=ABC, aggr=3,
+             method=method, nc=3),
+        case(f"ma40:{method}:pam", m40, t + ["pam", "ties"], variables=ABC, aggr=3, method=method, nc=3,
+             clustermethod="pam"),
+        case(f"ma40:{method}:strata-small", m40, t + ["strata", "error"], variables=ABC, aggr=3, method=method,
+             nc=8, strata_variables=["s"]),
+        case(f"mc24:{method}:nc3", m24, t + ["clara", "ties"], variables=HIJ, aggr=3, method=method, nc=3),
+        case(f"mc24:{method}:nc5", m24, t + ["clara", "ties"], variables=HIJ, aggr=2, method=method, nc=5),
+        case(f"mc24:{method}:pam", m24, t + ["pam", "ties"], variables=HIJ, aggr=2, method=method, nc=4,
+             clustermethod="pam"),
+        case(f"mc24:{method}:nc23", m24, t + ["error"], variables=HIJ, aggr=2, method=method, nc=24),
+        case(f"mc24:{method}:too-few", m24, t + ["error"], variables=HIJ, aggr=13, method=method, nc=2),
+        case(f"mc24:{method}:cmeans", m24, t + ["error"], variables=HIJ, aggr=3, method=method, nc=3,
+             clustermethod="cmeans"),
+        case(f"eusilc:{method}:nc8", eu, t + ["real", "clara"], variables=EU, aggr=3, method=method),
+        case(f"eusilc:{method}:strata", eu, t + ["real", "clara", "strata"], variables=EU, aggr=5, method=method,
+             nc=4, strata_variables=["db040"]),
+    ]
+    if method == "clustpca":
+        out += [case(f"mc24:clustpca:varsort{v}", m24, t + ["clara", "varsort"], variables=HIJ, aggr=2,
+                     method=method, nc=6, varsort=v) for v in (2, 3)]
+        out += [case("eusilc:clustpca:age", eu, t + ["real", "clara"], variables=["age", "eqIncome"], aggr=3,
+                     method=method, nc=6)]
+    return out
+
+
+def main() -> None:
+    write_inputs()
+    (HERE / "cases").mkdir(exist_ok=True)
+    cs = method_cases("clustpca") + method_cases("influence")
+    (HERE / "cases" / f"{F}.json").write_text(json.dumps({"cases": cs}, indent=1, sort_keys=True) + "\n",
+                                              encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

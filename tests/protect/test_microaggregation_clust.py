@@ -1,0 +1,186 @@
+"""Microaggregation with the clustering methods clustpca and influence (issue 28, family 3) against sdcMicro 5.8.0.
+
+Stored parity: every case of r_reference/outputs/microaggregation_clust.json (written by
+r_reference/generate_protect_microaggregation_clust.R from make_cases_microaggregation_clust.py) runs through the
+native pysdc.protect.microaggregation: every aggregated column must have sdcMicro's values to the last bit (the
+MD5 of all values written with %.17g); where sdcMicro stopped, pysdc raises. The clusterings themselves
+(cluster::clara and cluster::pam) are compared with R's on random inputs in the live tests. Live parity (marker
+``live``): the bridge on the same cases, and the native methods against sdcMicro on fresh data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pysdc._errors import CoercionWarning, InvalidParameterError, RCallError
+from pysdc._registry._methods import method_by_r_name
+from pysdc.core.clara import clara, pam
+from pysdc.protect import microaggregation
+from pysdc.protect._microaggregation import NATIVE_METHODS, R_METHODS
+
+from _methods import bridge_fixture, check_stored_case, stored_cases
+
+ROOT = Path(__file__).resolve().parents[2] / "r_reference"
+RNAME = "microaggregation_clust"
+CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="native")
+LIVE_CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="live")
+M = method_by_r_name("microaggregation")
+
+
+def _tags(case):
+    return set(case.values[1]["tags"])
+
+
+@pytest.mark.parametrize(("rname", "case"), CASES)
+def test_stored_parity(rname, case):
+    check_stored_case(M, M.native, case, ROOT, expect_warned=True)
+
+
+def test_corpus_covers_the_brief():
+    tags = set().union(*(_tags(c) for c in CASES))
+    assert {"clustpca", "influence", "clara", "pam", "ties", "strata", "median", "trim", "transf", "error", "real",
+            "large-sample", "full-sample"} <= tags
+    assert sum("error" not in _tags(c) for c in CASES) >= 40
+
+
+def test_native_and_bridge_only_methods():
+    assert {"clustpca", "influence"} <= set(NATIVE_METHODS)
+    assert not {"clustpca", "influence"} & set(R_METHODS)
+
+
+# =============================================================================
+# what the corpus pins, written out
+
+
+def _blobs():
+    # three well separated blobs of 7 records: clara (full sample) and pam find them whatever the rule
+    rng = np.random.default_rng(0)
+    x = np.vstack([rng.normal(size=(7, 2)) * 0.1 + c for c in ([0, 0], [10, 0], [0, 10])])
+    return x
+
+
+@pytest.mark.parametrize("fn", [clara, pam])
+def test_clusters_are_numbered_by_their_first_record(fn):
+    x = _blobs()[[i + 7 * b for i in range(7) for b in (2, 0, 1)]]  # the blobs interleaved: third, first, second
+    res = fn(x, 3)
+    assert res.clustering.tolist()[:3] == [1, 2, 3]
+    assert np.array_equal(res.clustering, np.tile([1, 2, 3], 7))
+    assert [res.clustering[m] for m in res.medoids] == [1, 2, 3]
+
+
+def test_clara_sample_draws_with_its_own_generator():
+    # 300 records, k = 2: the sample of 44 is drawn with r <- (5761 r + 999) mod 65536 from r = 0; the first
+    # draw is 1 + floor(300 * 999 / 65536) = 5, the second 1 + floor(300 * 54606 / 65536) = 250
+    x = np.arange(300.0)[:, None] ** 1.1
+    res = clara(x, 1, samples=1)
+    assert {4, 249} <= set(res.sample.tolist()) and res.sample.size == 42
+
+
+def test_influence_orders_each_cluster_by_its_medoids_largest_variable():
+    # two clusters; in the first the medoid's largest value is on b, in the second on a: the records of each
+    # cluster are ordered by that variable, clusters one after the other, then grouped two at a time
+    df = pd.DataFrame({"a": [1.0, 2.0, 1.5, 50.0, 51.0, 52.0], "b": [9.0, 3.0, 6.0, 1.0, 2.0, 0.0]})
+    res = microaggregation(df, aggr=2, method="influence", nc=2, transf="none")
+    # cluster 1 {0, 1, 2} by b: 1, 2, 0; cluster 2 {3, 4, 5} by a: 3, 4, 5 -> groups (1, 2) (0, 3) (4, 5)
+    assert res.groups.tolist() == [1, 0, 0, 1, 2, 2]
+
+
+def test_refusals():
+    df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7, 8], "b": [1.0, 3, 2, 5, 4, 7, 6, 9]})
+    with pytest.raises(InvalidParameterError, match="kmeans"):
+        microaggregation(df, method="clustpca", nc=2, clustermethod="kmeans", aggr=2)
+    with pytest.raises(InvalidParameterError, match="object 'res' not found"):
+        microaggregation(df, method="influence", nc=2, clustermethod="cmeans", aggr=2)
+    with pytest.raises(InvalidParameterError, match="at most n-1"):
+        microaggregation(df, method="clustpca", nc=8, aggr=2)
+    with pytest.raises(InvalidParameterError, match="missing values"):
+        microaggregation(df.assign(a=df["a"].where(df["a"] > 1)), method="influence", nc=2, aggr=2)
+    with pytest.raises(InvalidParameterError, match="strictly positive"):
+        microaggregation(df.assign(a=df["a"] - 3), method="clustpca", nc=2, aggr=2, transf="boxcox")
+    with pytest.raises(InvalidParameterError, match="onestep"):
+        microaggregation(df, method="clustpca", nc=2, aggr=2, measure="onestep")
+    with pytest.warns(CoercionWarning, match="NaNs produced"):
+        microaggregation(df.assign(a=df["a"] - 3), method="clustpca", nc=2, aggr=2)
+
+
+# =============================================================================
+# live: clara and pam against R's cluster package on random inputs; the bridge on the stored cases; fresh data
+
+_R_CLUSTER = r"""
+suppressMessages(library(cluster))
+args <- commandArgs(TRUE); set.seed(as.integer(args[1])); fun <- args[2]
+out <- character(0)
+for (t in 1:60) {
+  n <- sample(c(8:60, 61:150, 400), 1); p <- sample(1:4, 1); k <- sample(1:min(10, n - 1), 1)
+  kind <- t %% 4
+  x <- if (kind == 0) matrix(rnorm(n * p), n, p) else if (kind == 1) matrix(sample(0:3, n * p, TRUE), n, p) else
+    if (kind == 2) matrix(round(rexp(n * p) * 10, 1), n, p) else matrix(sample(0:1, n * p, TRUE), n, p)
+  a <- if (fun == "clara") clara(x, k) else pam(x, k)
+  med <- if (fun == "clara") a$i.med else a$id.med
+  smp <- if (fun == "clara") a$sample else 0L
+  out <- c(out, paste(n, p, k, paste(sprintf("%a", x), collapse = " "), paste(smp, collapse = " "),
+                      paste(med, collapse = " "), paste(a$clustering, collapse = " "), sep = ";"))
+}
+writeLines(out)
+"""
+
+
+@pytest.mark.live
+@pytest.mark.rscript("cluster", sdcmicro=False)
+@pytest.mark.parametrize("fun", ["clara", "pam"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_live_clara_pam_against_r(fun, seed, tmp_path):
+    import subprocess
+
+    script = tmp_path / "cl.R"
+    script.write_text(_R_CLUSTER)
+    lines = subprocess.run(["Rscript", str(script), str(seed), fun], capture_output=True, text=True, check=True,
+                           timeout=600).stdout.splitlines()
+    assert len(lines) == 60
+    for line in lines:
+        n, p, k, xs, smp, med, cl = line.split(";")
+        n, p, k = int(n), int(p), int(k)
+        x = np.array([float.fromhex(v) for v in xs.split()]).reshape(p, n).T
+        res = clara(x, k) if fun == "clara" else pam(x, k)
+        assert (res.medoids + 1).tolist() == [int(v) for v in med.split()], line[:40]
+        assert res.clustering.tolist() == [int(v) for v in cl.split()], line[:40]
+        if fun == "clara":
+            assert (res.sample + 1).tolist() == [int(v) for v in smp.split()], line[:40]
+
+
+bridge = bridge_fixture()
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(("rname", "case"), [c for c in LIVE_CASES if "real" not in _tags(c)])
+def test_live_bridge_parity(bridge, rname, case):
+    check_stored_case(M, bridge.microaggregation, case, ROOT, expect_warned=True)
+
+
+def _fresh(seed):
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(20, 150)), int(rng.integers(2, 5))
+    x = np.abs(rng.normal(size=(n, p)) @ rng.uniform(size=(p, p))) * 10 + 0.5
+    if seed % 2:
+        x = np.round(x)  # ties
+    return pd.DataFrame(x, columns=list("abcd")[:p]), int(rng.integers(2, 6)), int(rng.integers(2, 9))
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("method", ["clustpca", "influence"])
+@pytest.mark.parametrize("seed", range(6))
+def test_live_fresh_data(bridge, method, seed):
+    df, k, nc = _fresh(seed)
+    for kw in ({}, {"clustermethod": "pam", "measure": "median"}, {"measure": "trim", "trim": 0.1, "transf": "none"}):
+        try:
+            ref = bridge.microaggregation(df, aggr=k, method=method, nc=nc, **kw).mx
+        except RCallError:  # sdcMicro stopped: pysdc must stop too
+            with pytest.raises(InvalidParameterError):
+                microaggregation(df, aggr=k, method=method, nc=nc, **kw)
+            continue
+        nat = microaggregation(df, aggr=k, method=method, nc=nc, **kw).mx
+        pd.testing.assert_frame_equal(nat, ref, check_exact=True, check_dtype=False)
