@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._errors import InvalidParameterError
 from .._tolerances import CLOSED_FORM, EXACT, tolerance_for
 from .._validation import declared_params
 from ..core.rrandom import RRandom
@@ -404,8 +405,9 @@ def _column_record(s: pd.Series) -> dict:
 
 def _run_microaggregation(fn, a, data):
     kw = {k: (_nums(a[k]) if k == "aggr" else a[k]) for k in ("aggr", "strata_variables", "method", "measure",
-                                                               "varsort", "trim", "nc", "clustermethod", "transf")
-          if k in a}
+                                                               "varsort", "trim", "nc", "clustermethod", "transf",
+                                                               "weights")
+          if k in a}  # weights: a column name (the R script passes its values)
     if "seed" in a:
         kw["random_state"] = int(a["seed"])
     variables = a.get("variables")
@@ -454,6 +456,10 @@ def _compare_microaggregation(exp, act):
 
 
 def _microaggregation_to_r(v):
+    if v.get("weights") is not None and v.get("weights_by") == "record":
+        raise InvalidParameterError(
+            "microaggregation: weights_by='record' is pysdc's (each record its own weight); sdcMicro weights by "
+            "position in the sorted stratum: use pysdc.protect.microaggregation.")
     kw = {k: v[k] for k in ("variables", "aggr", "strata_variables", "method", "weights", "nc", "clustermethod",
                             "measure", "trim", "varsort", "transf") if v[k] is not None}
     return "microaggregation", (v["data"],), kw
@@ -695,17 +701,20 @@ METHODS: tuple[Method, ...] = (
         arguments={"data": "obj", "variables": "variables", "aggr": "aggr", "strata_variables": "strata_variables",
                    "method": "method", "weights": "weights", "nc": "nc", "clustermethod": "clustermethod",
                    "measure": "measure", "trim": "trim", "varsort": "varsort", "transf": "transf",
-                   "random_state": None},
+                   "random_state": None, "weights_by": None},
         defaults={"variables": None, "aggr": 3, "strata_variables": None, "method": "mdav", "weights": None,
                   "nc": 8, "clustermethod": "clara", "measure": "mean", "trim": 0, "varsort": 1, "transf": "log"},
         formals_of="microaggregation", r_seed="random_state",
-        notes="native: mdav (sdcMicro's single-precision distances and tie rule), simple, single, onedims "
-              "(mean/median), pca (mean/median/trim), rmd (complete data; random_state=s: R's set.seed(s) before "
-              "covMcd), one variable through mafast; clustpca and influence: clusters from cluster::clara (its own "
-              "sampling generator) or pam, measures mean, median, trim, complete data (transf is computed by "
-              "sdcMicro but never used); kmeans/bclust clustering, mcdpca, pppca, clustmcdpca, clustpppca, "
-              "weights, onestep (and trim for the other methods) through the bridge only. The returned list (x, "
-              "mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
+        notes="native: mdav (sdcMicro's single-precision distances and tie rule), simple, single, onedims, pca "
+              "(measures mean, median, trim, onestep; sampling weights: weighted mean/median, by sdcMicro's "
+              "position in the sorted stratum, with a warning; weights_by='record' each record's own), rmd "
+              "(complete data; random_state=s: R's set.seed(s) before covMcd), one variable through mafast; "
+              "ignored with a warning as sdcMicro ignores them silently: measure and weights by mdav and rmd, "
+              "weights by trim, onestep and one variable. "
+              "clustpca and influence: clusters from cluster::clara (its own sampling generator) or pam, measures "
+              "mean, median, trim, complete data, no weights (transf is computed by sdcMicro but never used). "
+              "kmeans/bclust clustering, mcdpca, pppca, clustmcdpca, clustpppca through the bridge only. "
+              "The returned list (x, mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
         to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
         run_case=_run_microaggregation, compare_case=_compare_microaggregation,
     ),

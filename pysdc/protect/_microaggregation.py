@@ -2,13 +2,17 @@
 
 Native methods of ``microaggregation``: ``mdav`` (the default; sdcMicro's MDAV with its
 single-precision distances and its tie rule, see :mod:`pysdc.core.microagg`), and the sorting
-methods ``simple``, ``single`` and ``onedims`` (measures ``mean`` and ``median``, without sampling
-weights), ``pca`` (also ``trim``) and ``rmd`` (complete data, seeded by ``random_state``; see
+methods ``simple``, ``single``, ``onedims``, ``pca`` and ``rmd`` (complete data, seeded by ``random_state``; see
 :mod:`pysdc.protect._microaggregation_more`); one variable goes through ``mafast``, as in sdcMicro.
 The clustering methods ``clustpca`` and ``influence`` (clusters from ``cluster::clara`` or ``pam``, see
 :mod:`pysdc.protect._microaggregation_clust`) are native too. The other methods (``mcdpca``, ``pppca``,
-``clustmcdpca``, ``clustpppca``), weights and the measure ``onestep`` are refused natively with the pointer to
-:mod:`pysdc.r`.
+``clustmcdpca``, ``clustpppca``) are refused natively with the pointer to :mod:`pysdc.r`.
+
+Every measure (``mean``, ``median``, ``trim``, ``onestep``) and sampling weights (the weighted mean and
+median) are native for the sorting and clustering methods (:mod:`pysdc.core.microagg_stats`). sdcMicro 5.8.0
+gives the i-th record of a sorted stratum the i-th weight of the whole data; pysdc does the same, warns, and
+offers ``weights_by="record"``. Where sdcMicro silently ignores an argument (``measure`` and ``weights`` for
+``mdav`` and ``rmd``, ``weights`` for ``trim``, ``onestep`` and one variable) pysdc ignores it with a warning.
 
 The input is never modified; the behaviour was observed by running sdcMicro 5.8.0 (R 4.2.2) and is
 pinned by the stored corpus (``r_reference/cases/microaggregation.json``, ``mafast.json``).
@@ -27,13 +31,13 @@ from .._errors import CoercionWarning, InvalidParameterError
 from .._validation import Any_, Columns, Constraint, Frame, Options, user_stacklevel, validate_params
 from ..core.microagg import (
     MDAV_MISSING,
-    col_means,
     factor_of_totals,
     fixed_groups,
     group_stat,
     mdav,
     rank_groups,
 )
+from ..core.microagg_stats import MEASURES, aggregate
 from ._microaggregation_clust import CLUST_METHODS, clust_runner
 from ._microaggregation_more import MORE_METHODS, more_runner
 
@@ -98,6 +102,42 @@ class GroupSize(Constraint):
         return [0, 2.5, "3", True, None]
 
 
+class Weights(Constraint):
+    """Sampling weights: None, a column name of ``data`` or one number per record (sdcMicro's vector)."""
+
+    def check(self, name, value, values):
+        if value is None:
+            return None
+        data = values.get("data")
+        n = len(data) if data is not None else None
+        if isinstance(value, str):
+            if data is None or value not in data.columns:
+                raise InvalidParameterError(f"{name}: {value!r} is not a column of the data.")
+            value = data[value]
+        if isinstance(value, pd.Series) and (isinstance(value.dtype, pd.CategoricalDtype)
+                                             or value.dtype.kind not in "iufb"):
+            raise InvalidParameterError(f"{name} must be numeric; got dtype {value.dtype}.")
+        try:
+            w = np.asarray(value.to_numpy(dtype=np.float64, na_value=np.nan) if isinstance(value, pd.Series)
+                           else value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"{name} must be None, a column name or numbers, one per record; "
+                                        f"got {type(value).__name__}.") from None
+        if w.ndim != 1 or (n is not None and w.size != n):
+            raise InvalidParameterError(
+                f"{name} must hold one weight per record ({n}); got shape {w.shape} (sdcMicro takes a shorter "
+                "vector's missing positions as NA weights and a longer one's first values).")
+        return w
+
+    def invalid_values(self, name, values):
+        return ["no such column", [1.0]]
+
+
+def _ignored(what: str, why: str) -> None:
+    warnings.warn(f"microaggregation: {what} ignored: {why} (as sdcMicro 5.8.0 does, silently).", CoercionWarning,
+                  stacklevel=user_stacklevel())
+
+
 def _numeric_matrix(fn: str, data: pd.DataFrame, variables: list) -> np.ndarray:
     for v in variables:
         s = data[v]
@@ -129,14 +169,23 @@ def _strata(data: pd.DataFrame, strata_variables) -> tuple[np.ndarray, list[str]
     return codes.astype(np.int64), [str(v) for v in labels]
 
 
-def _stratified(fn, x: np.ndarray, strata: np.ndarray, nstrata: int):
-    """Run ``fn(x_s) -> (values, groups)`` per stratum; groups numbered on across strata."""
+def _stratified(fn, x: np.ndarray, strata: np.ndarray, nstrata: int, weights=None):
+    """Run ``fn(x_s) -> (values, groups)`` per stratum; groups numbered on across strata.
+
+    ``weights`` (a weighted runner, ``fn.weighted``): ``(w, by, differs)``; the stratum's runner gets
+    ``weights_for(order)``, the weights of its records taken in ``order`` (its sorted stratum): their own
+    (``by="record"``) or sdcMicro's, the first ``n_s`` weights of the whole data by position
+    (``by="sdcmicro"``; ``differs`` gets True where those are not the records' own).
+    """
     out = np.empty_like(x)
     groups = np.empty(x.shape if fn.per_column else x.shape[0], dtype=np.int64)
     offset = 0
     for s in range(nstrata):
         rows = np.flatnonzero(strata == s)
-        v, g = fn(x[rows])
+        if weights is not None and getattr(fn, "weighted", False):
+            v, g = fn(x[rows], _weights_for(*weights, rows))
+        else:
+            v, g = fn(x[rows])
         out[rows] = v
         groups[rows] = g + offset
         offset = int(g.max()) + 1 + offset if g.size else offset
@@ -150,12 +199,28 @@ def _too_few(n: int, aggr: int) -> None:
             f"(sdcMicro: 'Too less observations ({n}) for aggregate ={aggr}').")
 
 
-def _stat(v: np.ndarray, groups: np.ndarray, measure: str) -> np.ndarray:
-    return col_means(v, groups) if measure == "mean" else group_stat(v, groups, "median")
+def _weights_for(w: np.ndarray, by: str, differs: list, rows: np.ndarray):
+    own, pos = w[rows], w[:rows.size]
+
+    def weights_for(order: np.ndarray) -> np.ndarray:
+        mine = own[order]
+        if by == "record":
+            return mine
+        if not differs and not np.array_equal(mine, pos, equal_nan=True):
+            differs.append(True)
+        return pos
+    return weights_for
 
 
-def _method(method: str, aggr: int, measure: str, varsort: int, warn):
-    """The per-stratum kernel of a native method: x (n, p) -> (values, groups)."""
+def _sorted_stat(xs: np.ndarray, aggr: int, measure: str, trim: float, w, note: list):
+    """The group statistics of a stratum held in sdcMicro's sorted order ``xs`` (groups of ``aggr`` by
+    position); ``w``: the weights of those rows (or None)."""
+    return aggregate(xs, fixed_groups(xs.shape[0], aggr), measure, trim, w, note)
+
+
+def _method(method: str, aggr: int, measure: str, trim: float, varsort: int, warn, note):
+    """The per-stratum kernel of a native method: x (n, p) -> (values, groups); the sorting methods also
+    take the stratum's weights (``run.weighted``): ``run(x, w, by)``."""
     if method == "mdav":
         def run(x):
             v, g, diluted = mdav(x, aggr)
@@ -164,46 +229,54 @@ def _method(method: str, aggr: int, measure: str, varsort: int, warn):
             return v, g
         run.per_column = False
         return run
-    if method == "simple":
-        def run(x):
+    if method in ("simple", "single"):
+        def run(x, weights_for=None):
             _too_few(x.shape[0], aggr)
-            g = fixed_groups(x.shape[0], aggr)
-            return np.column_stack([_stat(x[:, j], g, measure) for j in range(x.shape[1])]), g
-        run.per_column = False
-        return run
-    if method == "single":
-        def run(x):
-            _too_few(x.shape[0], aggr)
-            key = x[:, varsort - 1]
-            if np.isnan(key).any():
-                raise InvalidParameterError(
-                    "microaggregation(method='single'): the sorting variable (varsort) has missing values; "
-                    "sdcMicro's sort() drops them and misaligns the records.")
-            order = np.argsort(key, kind="stable")
+            if method == "simple":
+                order = np.arange(x.shape[0])
+            else:
+                key = x[:, varsort - 1]
+                if np.isnan(key).any():
+                    raise InvalidParameterError(
+                        "microaggregation(method='single'): the sorting variable (varsort) has missing values; "
+                        "sdcMicro's sort() drops them and misaligns the records.")
+                order = np.argsort(key, kind="stable")
             g = np.empty(x.shape[0], dtype=np.int64)
             g[order] = fixed_groups(x.shape[0], aggr)
             vals = np.empty_like(x)
-            for j in range(x.shape[1]):
-                vals[order, j] = _stat(x[order, j], g[order], measure)
+            w = None if weights_for is None else weights_for(order)
+            vals[order] = _sorted_stat(x[order], aggr, measure, trim, w, note)
             return vals, g
         run.per_column = False
+        run.weighted = True
         return run
 
-    def run(x):  # onedims: each variable on its own
+    def run(x, weights_for=None):  # onedims: each variable on its own
         _too_few(x.shape[0], aggr)
         vals = np.empty_like(x)
         groups = np.empty(x.shape, dtype=np.int64)
         base = fixed_groups(x.shape[0], aggr)
-        for j in range(x.shape[1]):
-            order = np.argsort(x[:, j], kind="stable")  # R's order(): stable, NA last
-            vals[order, j] = _stat(x[order, j], base, measure)
-            groups[order, j] = base
+        orders = [np.argsort(x[:, j], kind="stable") for j in range(x.shape[1])]  # R's order(): stable, NA last
+        xs = np.column_stack([x[o, j] for j, o in enumerate(orders)])
+        ws = [None] * len(orders) if weights_for is None else [weights_for(o) for o in orders]
+        if all(w is ws[0] or np.array_equal(w, ws[0], equal_nan=True) for w in ws):
+            st = _sorted_stat(xs, aggr, measure, trim, ws[0], note)  # the sorted matrix (onestep looks at rows)
+        else:  # each column with its records' own weights
+            st = np.column_stack([_sorted_stat(xs[:, j:j + 1], aggr, measure, trim, w, note)[:, 0]
+                                  for j, w in enumerate(ws)])
+        for j, o in enumerate(orders):
+            vals[o, j] = st[:, j]
+            groups[o, j] = base
         return vals, groups
     run.per_column = True
+    run.weighted = True
     return run
 
 
-_MEASURES = ("mean", "median", "trim", "onestep")
+_MEASURES = MEASURES
+#: how weights reach the records: sdcMicro's (the i-th record of a sorted stratum takes the i-th weight of
+#: the data) or each record its own
+WEIGHTS_BY = ("sdcmicro", "record")
 _ALL_METHODS = NATIVE_METHODS + R_METHODS
 
 
@@ -213,7 +286,7 @@ _ALL_METHODS = NATIVE_METHODS + R_METHODS
     "aggr": GroupSize(),
     "strata_variables": Columns(of="data", optional=True),
     "method": Options(_ALL_METHODS),
-    "weights": Any_(),
+    "weights": Weights(),
     "nc": GroupSize(),
     "clustermethod": Options(("clara", "pam", "kmeans", "cmeans", "bclust")),
     "measure": Options(_MEASURES),
@@ -221,11 +294,12 @@ _ALL_METHODS = NATIVE_METHODS + R_METHODS
     "varsort": GroupSize(),
     "transf": Options(("log", "none", "boxcox")),
     "random_state": Any_(),
+    "weights_by": Options(WEIGHTS_BY),
 })
 def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None, method: str = "mdav",
                      weights=None, nc: int = 8, clustermethod: str = "clara", measure: str = "mean",
                      trim: float = 0, varsort: int = 1, transf: str = "log",
-                     random_state=None) -> MicroaggregationResult:
+                     random_state=None, weights_by: str = "sdcmicro") -> MicroaggregationResult:
     """Microaggregation of numeric variables, as sdcMicro's ``microaggregation`` on a data.frame.
 
     Parameters
@@ -244,24 +318,32 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         ``varsort``-th variable), ``"onedims"`` (individual ranking) natively, and ``"rmd"``, ``"pca"``,
         ``"clustpca"`` and ``"influence"`` (clusters from ``clara`` or ``pam``); ``"mcdpca"``, ``"pppca"``,
         ``"clustmcdpca"``, ``"clustpppca"`` through :func:`pysdc.r.microaggregation` only.
-    weights : None
-        Sampling weights (weighted means): through :func:`pysdc.r.microaggregation` only.
+    weights : str or array-like, optional
+        Sampling weights: a column of ``data`` or one number per record. The sorting and clustering
+        methods then take the weighted mean (R's ``weighted.mean``) or sdcMicro's weighted median for
+        ``measure`` ``"mean"``/``"median"``. ``mdav``, ``rmd``, ``trim``, ``onestep`` and one variable ignore
+        them (as sdcMicro; pysdc warns).
     nc, clustermethod, transf : int, str, str
         For ``clustpca`` and ``influence``: the number of clusters and the cluster analysis, ``"clara"``
         (sdcMicro's default) or ``"pam"`` natively (``"kmeans"`` and ``"bclust"`` through the bridge only;
         ``"cmeans"`` always stops sdcMicro). sdcMicro computes ``transf`` but clusters the untransformed
         data: it changes nothing but its errors (``"boxcox"`` on values <= 0) and warnings.
     measure : {"mean", "median", "trim", "onestep"}
-        The group statistic of the sorting methods (``mdav`` always takes the mean, as in sdcMicro);
-        ``trim`` and ``onestep`` through the bridge only.
+        The group statistic of the sorting and clustering methods (``mdav`` and ``rmd`` take the mean and
+        ignore it, as in sdcMicro; pysdc warns). ``trim``: R's ``mean(x, trim)``; ``onestep``: values beyond
+        the group's median -/+ ``(3 / 1.486) * mad`` clipped to those limits, then the mean.
     trim : float
-        For ``measure="trim"`` (bridge only).
+        For ``measure="trim"``: the fraction cut from each end of a group.
     varsort : int
         1-based position in ``variables`` of the sorting variable of ``method="single"`` (and of the
         ``clustpca`` clusters with fewer records than variables).
     random_state : int, optional
         For ``method="rmd"``: an int ``s`` is R's ``set.seed(s)`` before sdcMicro's call (robustbase's
         ``covMcd`` draws its subsets from R's stream); None: pysdc's own generator (not sdcMicro's draws).
+    weights_by : {"sdcmicro", "record"}
+        Which weight a record gets: ``"sdcmicro"`` (default) as sdcMicro 5.8.0, the i-th weight of the data
+        for the i-th record of its stratum in the method's sorted order (pysdc warns where that is not the
+        record's own); ``"record"``: each record its own weight (pysdc only; the bridge refuses it).
 
     Returns
     -------
@@ -273,8 +355,9 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
     ------
     InvalidParameterError
         A non-numeric or infinite variable; a stratum with fewer than ``2 * aggr`` records for the
-        sorting methods (sdcMicro: 'Too less observations'); a method, weights or measure that only
-        sdcMicro runs.
+        sorting methods (sdcMicro: 'Too less observations'); a method that only sdcMicro runs; weights
+        not one per record; where sdcMicro stops: a weighted median over missing, infinite or all-zero
+        weights, ``onestep`` on a group with a missing value (in most cases).
 
     Warns
     -----
@@ -282,6 +365,9 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         With ``mdav``, when a missing value sits in the last group of a stratum: sdcMicro divides
         that group's sum by all its records, missing ones included (returned as sdcMicro does); and
         when a variable holds the value -999, which sdcMicro's MDAV takes for a missing value.
+        Where sdcMicro silently ignores ``measure`` or ``weights``; where sdcMicro's weights by position are
+        not the records' own; negative weights in a weighted median (sdcMicro warns too); a weighted mean
+        that is NA, NaN or infinite (missing weights or weights summing to 0).
 
     Notes
     -----
@@ -297,11 +383,16 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
     [2.0, 2.0, 2.0, 11.0, 11.0, 11.0]
     """
     variables = list(data.columns) if variables is None else variables
+    if measure == "trim" and (isinstance(trim, (bool, np.bool_)) or not isinstance(trim, numbers.Real)
+                              or not np.isfinite(trim)):
+        raise InvalidParameterError(f"microaggregation: trim must be a finite number (R's mean(x, trim)); got {trim!r}.")
     if len(variables) == 1:
         if measure not in ("mean", "median"):
             raise InvalidParameterError(
                 f"microaggregation: with one variable sdcMicro calls mafast(measure = {measure}), and R has no "
                 f"function {measure!r} (sdcMicro stops: object '{measure}' not found); use 'mean' or 'median'.")
+        if weights is not None:
+            _ignored("weights", "with one variable sdcMicro calls mafast, which takes no weights")
         mx = mafast(data, variables, by=strata_variables, aggr=aggr, measure=measure)
         col = variables[0]
         y = data[col].to_numpy(dtype=np.float64, na_value=np.nan)
@@ -313,14 +404,16 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         raise InvalidParameterError(
             f"microaggregation: method {method!r} is not native in pysdc (its results depend on R's eigen/"
             "clustering/MCD routines); run it through sdcMicro with pysdc.r.microaggregation.")
-    if weights is not None:
-        raise InvalidParameterError(
-            "microaggregation: sampling weights (weighted means) are not native in pysdc; use "
-            "pysdc.r.microaggregation (mdav ignores weights in sdcMicro).")
-    if method != "mdav" and measure not in ("mean", "median") and not (method in MORE_METHODS + CLUST_METHODS and measure == "trim"):
-        raise InvalidParameterError(
-            f"microaggregation: measure {measure!r} is not native in pysdc; use 'mean'/'median' or "
-            "pysdc.r.microaggregation.")
+    if method in ("mdav", "rmd"):
+        if measure != "mean":
+            _ignored("measure", f"sdcMicro's {method} ignores measure ({measure!r}): "
+                                f"{'its groups take the mean' if method == 'mdav' else 'it returns group means'}")
+        if weights is not None:
+            _ignored("weights", f"sdcMicro's {method} ignores sampling weights")
+            weights = None
+    elif weights is not None and measure in ("trim", "onestep"):
+        _ignored("weights", f"sdcMicro's measure {measure!r} ignores sampling weights")
+        weights = None
     if method == "single" and not 1 <= varsort <= len(variables):
         raise InvalidParameterError(
             f"microaggregation: varsort={varsort} must be the position of one of the {len(variables)} variables.")
@@ -332,17 +425,37 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
             CoercionWarning, stacklevel=user_stacklevel())
     strata, labels = _strata(data, strata_variables)
     flag: list = []
+    note: list = []
     if method in CLUST_METHODS:
         run = clust_runner(method, aggr, measure, trim, nc, clustermethod, transf, varsort)
     else:
         run = more_runner(method, aggr, measure, trim, random_state) if method in MORE_METHODS else _method(
-            method, aggr, measure, varsort, flag)
-    vals, groups = _stratified(run, x, strata, max(len(labels), 1))
+            method, aggr, measure, trim, varsort, flag, note)
+    if weights is not None and not getattr(run, "weighted", False):
+        raise InvalidParameterError(
+            f"microaggregation: sampling weights with method {method!r} are not native in pysdc; use "
+            "pysdc.r.microaggregation.")
+    differs: list = []
+    vals, groups = _stratified(run, x, strata, max(len(labels), 1),
+                               None if weights is None else (weights, weights_by, differs))
+    if differs:
+        warnings.warn(
+            f"microaggregation: sdcMicro 5.8.0 gives the i-th record of each stratum, in the order in which {method} "
+            f"sorts it, the i-th weight of the whole data, not its own weight, for the weighted {measure}; returned "
+            "as sdcMicro does. weights_by='record' gives every record its own weight.",
+            CoercionWarning, stacklevel=user_stacklevel())
     if flag:
         warnings.warn(
             "microaggregation: a missing value sits in the last MDAV group; sdcMicro divides that group's sum by "
             "all its records, missing ones included, so its mean is too small (returned as sdcMicro does).",
             CoercionWarning, stacklevel=user_stacklevel())
+    if "negative" in note or "negative" in getattr(run, "note", ()):
+        warnings.warn("microaggregation: negative weights have been detected! (sdcMicro's weighted median warns "
+                      "so too; the median is taken as it does).", CoercionWarning, stacklevel=user_stacklevel())
+    if weights is not None and measure == "mean" and not np.isfinite(vals[~np.isnan(x)]).all():
+        warnings.warn("microaggregation: a group's weights are missing or sum to 0, so its weighted mean is NA, NaN "
+                      "or infinite, as sdcMicro's weighted.mean returns it.", CoercionWarning,
+                      stacklevel=user_stacklevel())
     mx = pd.DataFrame({v: vals[:, j] for j, v in enumerate(variables)}, index=data.index)
     if labels:
         counts = np.bincount(strata, minlength=len(labels))

@@ -1,8 +1,8 @@
-"""The per-stratum runners of sdcMicro's clustering microaggregation methods ``clustpca`` and ``influence``
-(issue 28, family 3), called by :func:`pysdc.protect.microaggregation`.
+"""The per-stratum runners of sdcMicro's clustering microaggregation methods ``clustpca``, ``clustpppca`` and
+``influence``, and of ``pppca`` (issue 28, family 3), called by :func:`pysdc.protect.microaggregation`.
 
 The clusters come from ``cluster::clara`` or ``cluster::pam`` (:mod:`pysdc.core.clara`), the orderings from
-:mod:`pysdc.core.microagg_clust`, the group statistics (mean, median, trim) from
+:mod:`pysdc.core.microagg_clust` (sdcMicro's robust ``prcompRob``: :mod:`pysdc.core.microagg_pppca`), the group statistics (mean, median, trim) from
 :mod:`pysdc.core.microagg_stats`. The checks stop where sdcMicro 5.8.0 stops; the clustermethods ``kmeans`` and
 ``bclust`` (R's random stream and Fortran/e1071 routines) run only through :mod:`pysdc.r`.
 """
@@ -18,12 +18,13 @@ from .._errors import CoercionWarning, InvalidParameterError
 from .._validation import user_stacklevel
 from ..core.microagg import fixed_groups
 from ..core.microagg_clust import CLUSTER_METHODS, clust_order, cluster_of, medoid_ties
+from ..core.microagg_pppca import ZeroDirection, ppca_scores
 from ..core.microagg_stats import aggregate
 
 __all__ = ["CLUST_METHODS", "clust_runner"]
 
 #: the methods of this module
-CLUST_METHODS = ("clustpca", "influence")
+CLUST_METHODS = ("clustpca", "influence", "clustpppca", "pppca")
 
 
 def _check_args(method: str, clustermethod: str, transf: str, measure: str, trim) -> None:
@@ -37,10 +38,6 @@ def _check_args(method: str, clustermethod: str, transf: str, measure: str, trim
             "kmeans/e1071's bclust draw from R's random stream with routines pysdc does not reproduce); use "
             "clustermethod='clara' (sdcMicro's default) or 'pam', or run it through sdcMicro with "
             "pysdc.r.microaggregation.")
-    if measure not in ("mean", "median", "trim"):
-        raise InvalidParameterError(
-            f"microaggregation: measure {measure!r} is not native in pysdc for method {method!r}; use "
-            "'mean', 'median' or 'trim', or pysdc.r.microaggregation.")
     if measure == "trim" and (isinstance(trim, (bool, np.bool_)) or not isinstance(trim, numbers.Real)
                               or not np.isfinite(trim)):
         raise InvalidParameterError(f"microaggregation: trim must be a finite number (R's mean(x, trim)); got {trim!r}.")
@@ -75,9 +72,11 @@ def _check_clusters(method: str, x: np.ndarray, clustering: np.ndarray, medoids:
     sizes = np.bincount(clustering, minlength=medoids.size + 1)[1:]
     if (sizes < p).any() and not 1 <= varsort <= p:
         raise InvalidParameterError(
-            f"microaggregation(method='clustpca'): a cluster has fewer records than variables and is ordered by "
+            f"microaggregation(method={method!r}): a cluster has fewer records than variables and is ordered by "
             f"variable varsort={varsort}, which is not one of the {p} variables; sdcMicro stops "
             "('undefined columns selected').")
+    if method != "clustpca":
+        return
     for c in np.flatnonzero(sizes >= p):  # clusters, not records
         w = clustering == c + 1
         xs = x[w]
@@ -91,9 +90,19 @@ def _check_clusters(method: str, x: np.ndarray, clustering: np.ndarray, medoids:
 def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clustermethod: str, transf: str,
                  varsort: int):
     """The per-stratum function ``x -> (values, groups)`` of ``method`` (``per_column`` False)."""
-    _check_args(method, clustermethod, transf, measure, trim)
+    if method == "pppca":
+        _check_args(method, "clara", "none", measure, trim)
+    else:
+        _check_args(method, clustermethod, transf, measure, trim)
 
-    def run(x):
+    def _pppca_order(x):
+        if np.isnan(x).any():
+            raise InvalidParameterError(
+                "microaggregation(method='pppca'): the variables have missing values; sdcMicro's medians are then "
+                "missing and it stops.")
+        return np.argsort(ppca_scores(x, min(x.shape)), kind="stable")
+
+    def _clust_order(x):
         _check_stratum(method, x, aggr, nc, transf)
         if transf == "log" and (x < 0).any():
             warnings.warn(
@@ -102,7 +111,17 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
                 "untransformed data), so the result is sdcMicro's.", CoercionWarning, stacklevel=user_stacklevel())
         clustering, medoids = cluster_of(x, nc, clustermethod)
         _check_clusters(method, x, clustering, medoids, varsort)
-        order = clust_order(x, clustering, medoids, method, varsort)
+        return clust_order(x, clustering, medoids, method, varsort)
+
+    def run(x, weights_for=None):
+        try:
+            order = _pppca_order(x) if method == "pppca" else _clust_order(x)
+        except ZeroDirection as exc:
+            raise InvalidParameterError(
+                f"microaggregation(method={method!r}): record {int(exc.args[0]) + 1} of a "
+                f"{'stratum' if method == 'pppca' else 'cluster'} lies exactly at the medians of the variables "
+                "(after the projections of sdcMicro's prcompRob): its direction is 0/0 and sdcMicro stops ('missing "
+                "value where TRUE/FALSE needed').") from None
         n = order.size
         if n < 2 * aggr:
             raise InvalidParameterError(
@@ -110,10 +129,13 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
                 f"(sdcMicro: 'Too less observations ({n}) for aggregate ={aggr}').")
         g_sorted = fixed_groups(n, aggr)
         vals = np.empty_like(x)
-        vals[order] = aggregate(x[order], g_sorted, measure, trim)  # each group's values in sdcMicro's order
+        w = None if weights_for is None else weights_for(order)  # sampling weights (microaggregation's rule)
+        vals[order] = aggregate(x[order], g_sorted, measure, trim, w, run.note)  # the groups in sdcMicro's order
         groups = np.empty(n, dtype=np.int64)
         groups[order] = g_sorted
         return vals, groups
 
     run.per_column = False
+    run.weighted = True
+    run.note = []
     return run

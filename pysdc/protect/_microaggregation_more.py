@@ -14,7 +14,8 @@ import numbers
 import numpy as np
 
 from .._errors import InvalidParameterError
-from ..core.microagg_pca import pca_groups
+from ..core.microagg import fixed_groups
+from ..core.microagg_pca import pca_scores
 from ..core.microagg_rmd import rmd
 from ..core.microagg_stats import aggregate
 from ..core.rrandom import RRandom
@@ -78,10 +79,18 @@ def more_runner(method: str, aggr: int, measure: str, trim: float, random_state=
                               or not np.isfinite(trim)):
         raise InvalidParameterError(f"microaggregation: trim must be a finite number (R's mean(x, trim)); got {trim!r}.")
     if method == "pca":
-        def run(x):
+        def run(x, weights_for=None):
             _check(method, x, aggr)
-            g = pca_groups(x, aggr)
-            return aggregate(x, g, measure, trim), g
+            order = np.argsort(pca_scores(x), kind="stable")  # sdcMicro's sorted data
+            base = fixed_groups(x.shape[0], aggr)
+            g = np.empty(x.shape[0], dtype=np.int64)
+            g[order] = base
+            vals = np.empty_like(x)
+            vals[order] = aggregate(x[order], base, measure, trim, None if weights_for is None else weights_for(order),
+                                    run.note)
+            return vals, g
+        run.weighted = True  # sampling weights: the weighted mean/median (weights_for: microaggregation's)
+        run.note = []
     elif method == "rmd":
         if random_state is not None and not isinstance(random_state, RRandom):
             if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):

@@ -1,4 +1,5 @@
-"""Microaggregation with the clustering methods clustpca and influence (issue 28, family 3) against sdcMicro 5.8.0.
+"""Microaggregation with the clustering methods clustpca, influence, clustpppca, and pppca (issue 28, family 3)
+against sdcMicro 5.8.0.
 
 Stored parity: every case of r_reference/outputs/microaggregation_clust.json (written by
 r_reference/generate_protect_microaggregation_clust.R from make_cases_microaggregation_clust.py) runs through the
@@ -19,6 +20,7 @@ import pytest
 from pysdc._errors import CoercionWarning, InvalidParameterError, RCallError
 from pysdc._registry._methods import method_by_r_name
 from pysdc.core.clara import clara, pam
+from pysdc.core.microagg_pppca import ppca_scores
 from pysdc.protect import microaggregation
 from pysdc.protect._microaggregation import NATIVE_METHODS, R_METHODS
 
@@ -42,14 +44,16 @@ def test_stored_parity(rname, case):
 
 def test_corpus_covers_the_brief():
     tags = set().union(*(_tags(c) for c in CASES))
-    assert {"clustpca", "influence", "clara", "pam", "ties", "strata", "median", "trim", "transf", "error", "real",
-            "large-sample", "full-sample"} <= tags
-    assert sum("error" not in _tags(c) for c in CASES) >= 40
+    assert {"clustpca", "influence", "clustpppca", "pppca", "clara", "pam", "ties", "strata", "median", "trim",
+            "transf", "error", "real", "large-sample", "full-sample"} <= tags
+    for method in ("clustpca", "influence", "clustpppca", "pppca"):
+        assert sum("error" not in _tags(c) for c in CASES if method in _tags(c)) >= 12, method
 
 
 def test_native_and_bridge_only_methods():
-    assert {"clustpca", "influence"} <= set(NATIVE_METHODS)
-    assert not {"clustpca", "influence"} & set(R_METHODS)
+    assert {"clustpca", "influence", "clustpppca", "pppca"} <= set(NATIVE_METHODS)
+    assert not {"clustpca", "influence", "clustpppca", "pppca"} & set(R_METHODS)
+    assert {"mcdpca", "clustmcdpca"} <= set(R_METHODS)
 
 
 # =============================================================================
@@ -89,6 +93,25 @@ def test_influence_orders_each_cluster_by_its_medoids_largest_variable():
     assert res.groups.tolist() == [1, 0, 0, 1, 2, 2]
 
 
+def test_ppca_scores_follow_the_robust_direction():
+    # records on the line t * (1, 2) with one far outlier off it: the projection with the largest MAD is along
+    # the line (first element >= 0), so the scores increase with t, whatever the outlier
+    t = np.arange(-10.0, 11.0)
+    x = np.column_stack([t, 2 * t + np.where(t % 2 == 0, 0.25, -0.25)])
+    x[0] = [40.0, -60.0]
+    s = ppca_scores(x, 2)
+    assert np.all(np.diff(s[1:]) > 0)
+
+
+def test_pppca_stops_at_a_record_on_the_medians():
+    # record 3 equals the column medians (3, 30): its centred row is 0, R's 0/0 direction makes sdcMicro stop
+    df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 0.5], "b": [10.0, 50, 30, 20, 40, 35, 25]})
+    with pytest.raises(InvalidParameterError, match="medians"):
+        microaggregation(df, method="pppca", aggr=2)
+    res = microaggregation(df.assign(b=df["b"] + [0, 0, 1, 0, 0, 0, 0]), method="pppca", aggr=2)
+    assert res.groups.nunique() == 3
+
+
 def test_refusals():
     df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7, 8], "b": [1.0, 3, 2, 5, 4, 7, 6, 9]})
     with pytest.raises(InvalidParameterError, match="kmeans"):
@@ -101,8 +124,6 @@ def test_refusals():
         microaggregation(df.assign(a=df["a"].where(df["a"] > 1)), method="influence", nc=2, aggr=2)
     with pytest.raises(InvalidParameterError, match="strictly positive"):
         microaggregation(df.assign(a=df["a"] - 3), method="clustpca", nc=2, aggr=2, transf="boxcox")
-    with pytest.raises(InvalidParameterError, match="onestep"):
-        microaggregation(df, method="clustpca", nc=2, aggr=2, measure="onestep")
     with pytest.warns(CoercionWarning, match="NaNs produced"):
         microaggregation(df.assign(a=df["a"] - 3), method="clustpca", nc=2, aggr=2)
 
@@ -171,7 +192,7 @@ def _fresh(seed):
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("method", ["clustpca", "influence"])
+@pytest.mark.parametrize("method", ["clustpca", "influence", "clustpppca", "pppca"])
 @pytest.mark.parametrize("seed", range(6))
 def test_live_fresh_data(bridge, method, seed):
     df, k, nc = _fresh(seed)

@@ -112,8 +112,9 @@ def test_refusals():
             microaggregation(df, ["a", "b"], **bad)
     with pytest.raises(InvalidParameterError, match="pysdc.r.microaggregation"):
         microaggregation(df, ["a", "b"], method="rmd")
-    with pytest.raises(InvalidParameterError, match="pysdc.r.microaggregation"):
-        microaggregation(df, ["a", "b"], weights=np.ones(6))
+    with pytest.warns(CoercionWarning, match="mdav ignores sampling weights"):  # as sdcMicro, which says nothing
+        ignored = microaggregation(df, ["a", "b"], weights=np.arange(6.0))
+    assert ignored.mx.equals(microaggregation(df, ["a", "b"]).mx)
     with pytest.raises(InvalidParameterError, match="numeric"):
         microaggregation(df, ["a", "f"])
     with pytest.raises(InvalidParameterError, match="infinite"):

@@ -1,0 +1,176 @@
+"""Microaggregation's aggregation measures (onestep, trim) and sampling weights against sdcMicro 5.8.0 (issue 28,
+family 3).
+
+Stored parity: every case of r_reference/outputs/microaggregation_measures.json (written by
+r_reference/generate_protect_microaggregation_measures.R from make_cases_microaggregation_measures.py) runs through
+the native pysdc.protect.microaggregation: every aggregated column must have sdcMicro's values to the last bit
+(the MD5 of all values written with %.17g); where sdcMicro stopped, pysdc raises; where sdcMicro warned, pysdc
+warns; where sdcMicro silently ignores weights or a measure, pysdc warns that it ignores them. Live parity (marker
+``live``): the bridge on the same cases, and the native measures against sdcMicro on fresh data.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pysdc._errors import CoercionWarning, InvalidParameterError, RCallError
+from pysdc._registry._methods import load_case_data, method_by_r_name
+from pysdc.core.microagg_stats import aggregate, seg_cumsum
+from pysdc.protect import microaggregation
+
+from _methods import bridge_fixture, check_stored_case, stored_cases
+
+ROOT = Path(__file__).resolve().parents[2] / "r_reference"
+RNAME = "microaggregation_measures"
+CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="native")
+LIVE_CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="live")
+M = method_by_r_name("microaggregation")
+
+
+def _tags(case):
+    return set(case.values[1]["tags"])
+
+
+@pytest.mark.parametrize(("rname", "case"), CASES)
+def test_stored_parity(rname, case):
+    caught = check_stored_case(M, M.native, case, ROOT, expect_warned=True)
+    if "ignored" in case["tags"]:  # sdcMicro says nothing; pysdc says what it ignores
+        assert any("ignored" in str(w.message) for w in caught), case["id"]
+
+
+def test_corpus_covers_the_brief():
+    tags = set().union(*(_tags(c) for c in CASES))
+    assert {"onestep", "trim", "weights", "median", "strata", "ignored", "error", "real", "na", "negative",
+            "zero-weight", "na-weight", "half", "ties"} <= tags
+    for method in ("simple", "single", "onedims", "pca", "clustpca", "influence"):
+        for what in ("onestep", "weights"):
+            assert any({method, what} <= _tags(c) for c in CASES), (method, what)
+    assert any("weights" in _tags(c) and "strata" in _tags(c) and "real" in _tags(c) for c in CASES)
+
+
+# =============================================================================
+# what the corpus pins, written out
+
+
+def test_onestep_clips_at_median_plus_minus_3_over_1486_mad():
+    y = np.array([1.0, 2.0, 3.0, 4.0, 100.0])
+    # median 3, mad = 1.4826 * median(|y - 3|) = 1.4826 * 1; the limits 3 -/+ (3 / 1.486) * 1.4826
+    # = 3 -/+ 2.9931...: 1 stays (above 0.0069), 100 becomes 5.9931...
+    hi = 3 + (3 / 1.486) * (1.4826 * 1.0)
+    want = (1.0 + 2.0 + 3.0 + 4.0 + hi) / 5
+    got = aggregate(y[:, None], np.zeros(5, dtype=np.int64), "onestep")[:, 0]
+    assert got.tolist() == pytest.approx([want] * 5, rel=1e-15)
+    # mad 0 (most values equal): every value clipped to the median
+    z = np.array([2.0, 2.0, 2.0, 9.0])
+    assert aggregate(z[:, None], np.zeros(4, dtype=np.int64), "onestep")[:, 0].tolist() == [2.0] * 4
+
+
+def test_weighted_median_takes_the_value_where_half_the_weight_is_reached():
+    y = np.array([5.0, 1.0, 3.0, 2.0])
+    g = np.zeros(4, dtype=np.int64)
+    # sorted 1, 2, 3, 5 with weights 1, 1, 5, 1: cumulative share 1/8, 2/8, 7/8 -> 3
+    assert aggregate(y[:, None], g, "median", weights=np.array([1.0, 1.0, 5.0, 1.0]))[0, 0] == 3.0
+    # equal weights: the share is exactly 1/2 at the second value -> the mean of the two middle ones
+    assert aggregate(y[:, None], g, "median", weights=np.ones(4))[0, 0] == 2.5
+
+
+def test_weighted_mean_leaves_out_zero_weights():
+    y = np.array([1.0, np.nan, 3.0])
+    w = np.array([1.0, 0.0, 3.0])
+    assert aggregate(y[:, None], np.zeros(3, dtype=np.int64), "mean", weights=w)[0, 0] == (1 + 9) / 4
+
+
+def test_sdcmicro_weights_by_position_and_the_sound_option():
+    df = pd.DataFrame({"a": [5.0, 1, 3, 2, 4, 6, 9, 7], "b": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    w = np.array([1.0, 2, 3, 4, 5, 6, 7, 100])
+    with pytest.warns(CoercionWarning, match="i-th weight"):
+        res = microaggregation(df, aggr=4, method="single", weights=w)
+    # records sorted by a: rows 1, 3, 2, 4 first (b = 2, 4, 3, 5), weighted by the FIRST four weights 1..4
+    assert res.mx["b"].iloc[1] == pytest.approx((2 * 1 + 4 * 2 + 3 * 3 + 5 * 4) / 10, rel=1e-15)
+    own = microaggregation(df, aggr=4, method="single", weights=w, weights_by="record")
+    assert own.mx["b"].iloc[1] == pytest.approx((2 * 2 + 4 * 4 + 3 * 3 + 5 * 5) / 14, rel=1e-15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # simple without strata: position == record, nothing to say
+        microaggregation(df, aggr=4, method="simple", weights=w)
+
+
+def test_refusals_and_ignored():
+    df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7], "b": [1.0, 3, 2, 5, 4, 7, 6], "w": [1.0] * 7})
+    with pytest.raises(InvalidParameterError, match="one weight per record"):
+        microaggregation(df, ["a", "b"], method="simple", weights=[1.0, 2.0])
+    with pytest.raises(InvalidParameterError, match="not a column"):
+        microaggregation(df, ["a", "b"], method="simple", weights="nope")
+    with pytest.raises(InvalidParameterError, match="trim"):
+        microaggregation(df, ["a", "b"], method="simple", measure="trim", trim=float("nan"))
+    with pytest.warns(CoercionWarning, match="onestep.*ignores sampling weights"):
+        microaggregation(df, ["a", "b"], method="simple", measure="onestep", weights="w")
+    with pytest.warns(CoercionWarning, match="ignores measure"):
+        microaggregation(df, ["a", "b"], measure="median")
+
+
+def test_one_huge_group_is_vectorised():
+    # the sums run over powers of two of the group sizes, not positions: 2e5 records in one group
+    y = np.random.default_rng(5).normal(size=200_000) * 1e6
+    g = np.zeros(y.size, dtype=np.int64)
+    c = seg_cumsum(y, np.array([0]), np.array([y.size]))
+    assert c[-1] == np.cumsum(y.astype(np.longdouble))[-1]
+    for ms in ("mean", "median", "trim", "onestep"):
+        out = aggregate(y[:, None], g, ms, 0.1)
+        assert np.unique(out).size == 1
+
+
+# =============================================================================
+# live: the bridge runs sdcMicro on the same cases; fresh data
+
+
+bridge = bridge_fixture()
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(("rname", "case"), [c for c in LIVE_CASES if "real" not in _tags(c)])
+def test_live_bridge_parity(bridge, rname, case):
+    check_stored_case(M, bridge.microaggregation, case, ROOT, expect_warned=True)
+
+
+def _fresh(seed):
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(12, 90)), int(rng.integers(2, 5))
+    x = rng.normal(size=(n, p)) @ rng.uniform(size=(p, p))
+    if seed % 2:
+        x = np.round(x * 2)  # ties
+    df = pd.DataFrame(x, columns=list("abcd")[:p])
+    df["wt"] = np.round(rng.uniform(0.5, 30, n), 1)
+    df["st"] = rng.choice(["x", "y"], n)
+    return df, list("abcd")[:p], int(rng.integers(2, 6))
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("method", ["simple", "single", "onedims", "pca"])
+@pytest.mark.parametrize("seed", range(6))
+def test_live_fresh_data(bridge, method, seed):
+    df, v, k = _fresh(seed)
+    kws = ({"measure": "onestep"}, {"measure": "trim", "trim": 0.2}, {"weights": "wt"},
+           {"weights": "wt", "measure": "median"}, {"weights": "wt", "strata_variables": ["st"]})
+    for kw in kws:
+        try:
+            ref = bridge.microaggregation(df, v, aggr=k, method=method, **kw).mx
+        except RCallError:  # sdcMicro stopped: pysdc must stop too
+            with pytest.raises(InvalidParameterError):
+                microaggregation(df, v, aggr=k, method=method, **kw)
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CoercionWarning)
+            nat = microaggregation(df, v, aggr=k, method=method, **kw).mx
+        pd.testing.assert_frame_equal(nat, ref, check_exact=True, check_dtype=False, obj=f"{kw}")
+
+
+def test_stored_inputs_are_the_files():
+    # the cases read the stored files (no data made at test time)
+    case = next(c.values[1] for c in CASES if c.values[1]["inputs"]["data"] == "mw30.csv.gz")
+    data = load_case_data(case, ROOT)
+    assert len(data) == 30 and {"w", "w1", "w0", "wz", "wneg", "wna"} <= set(data.columns)
