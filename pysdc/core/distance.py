@@ -32,6 +32,7 @@ import scipy.linalg
 from scipy.spatial import cKDTree
 
 from .._errors import InvalidParameterError
+from .ldsum import ld_sum, ld_sumsq
 
 __all__ = [
     "r_scale",
@@ -55,12 +56,6 @@ _LD = np.longdouble
 def _ldsum(a: np.ndarray, axis=0) -> np.ndarray:
     """Sum in extended precision (R accumulates ``sum``/``colMeans``/``rowSums`` in long double)."""
     return np.add.reduce(a, axis=axis, dtype=_LD)
-
-
-def _seqsum(a: np.ndarray) -> np.floating:
-    """A one-dimensional sum in long double, one value after the other, as R's C loops add (NumPy's
-    ``add.reduce`` sums pairwise)."""
-    return np.cumsum(a, dtype=_LD)[-1] if a.size else _LD(0)
 
 
 def r_col_means(X: np.ndarray) -> np.ndarray:
@@ -119,12 +114,11 @@ def r_sd(X: np.ndarray) -> np.ndarray:
             m = v.size
             if m < 2:
                 continue
-            tmp = _seqsum(v) / _LD(m)
+            tmp = ld_sum(v) / _LD(m)
             if np.isfinite(tmp):
-                tmp = tmp + _seqsum(v.astype(_LD) - tmp) / _LD(m)
+                tmp = tmp + ld_sum(v, tmp) / _LD(m)
             # R's cov.c keeps the mean as a double but subtracts and squares in long double (xxm is LDOUBLE)
-            d = v.astype(_LD) - _LD(float(tmp))
-            out[j] = np.sqrt(float(_seqsum(d * d) / _LD(m - 1)))
+            out[j] = np.sqrt(float(ld_sumsq(v, _LD(float(tmp))) / _LD(m - 1)))
     return out
 
 

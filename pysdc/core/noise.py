@@ -14,6 +14,7 @@ import scipy.stats
 
 from .._errors import InvalidParameterError
 from .distance import r_sd
+from .ldsum import ld_dot, ld_sum
 from .mcd import cov_mcd
 from .rdist import mvrnorm, rnorm
 from .rrandom import RRandom
@@ -27,15 +28,16 @@ RESTR_SMALL_N = 500
 
 
 def r_mean(v: np.ndarray) -> float:
-    """R's ``mean(v, na.rm = TRUE)``: a long double sum divided by n, corrected by the mean residual."""
+    """R's ``mean(v, na.rm = TRUE)``: a long double sum in order divided by n, corrected by the mean
+    residual (also summed in order: R's loop, not NumPy's pairwise sum)."""
     v = v[~np.isnan(v)]
     m = v.size
     if m == 0:
         return float("nan")
     with np.errstate(invalid="ignore", over="ignore"):
-        tmp = np.add.reduce(v.astype(_LD)) / _LD(m)
+        tmp = ld_sum(v) / _LD(m)
         if np.isfinite(tmp):
-            tmp = tmp + np.add.reduce(v.astype(_LD) - tmp) / _LD(m)
+            tmp = tmp + ld_sum(v, tmp) / _LD(m)
     return float(tmp)
 
 
@@ -44,8 +46,7 @@ def r_col_means_narm(x: np.ndarray) -> np.ndarray:
     ok = ~np.isnan(x)
     cnt = ok.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        s = np.array([np.cumsum(np.where(ok[:, j], x[:, j], 0.0), dtype=_LD)[-1] if x.shape[0] else _LD(0)
-                      for j in range(x.shape[1])], dtype=_LD)
+        s = np.array([ld_sum(x[ok[:, j], j]) for j in range(x.shape[1])], dtype=_LD)
         return (s / cnt.astype(_LD)).astype(np.float64)
 
 
@@ -54,12 +55,11 @@ def r_cov_complete(x: np.ndarray) -> np.ndarray:
     multiplied in long double, summed record by record, divided by n - 1 in long double."""
     n, p = x.shape
     means = np.array([r_mean(x[:, j]) for j in range(p)])
-    c = x.astype(_LD) - means.astype(_LD)
+    c = np.asfortranarray(x.astype(_LD) - means.astype(_LD))
     out = np.empty((p, p))
     with np.errstate(invalid="ignore", divide="ignore"):
         for i in range(p):
-            prod = c[:, i:] * c[:, [i]]
-            s = np.array([np.cumsum(prod[:, k], dtype=_LD)[-1] if n else _LD(0) for k in range(prod.shape[1])])
+            s = np.array([ld_dot(c[:, i], c[:, k]) for k in range(i, p)], dtype=_LD)
             v = (s / _LD(n - 1)).astype(np.float64)
             out[i, i:] = v
             out[i:, i] = v

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._errors import InvalidParameterError
 
-__all__ = ["RRandom", "as_rrandom"]
+__all__ = ["RRandom", "as_rrandom", "inversion_uniforms"]
 
 _N = 624
 _M = 397
@@ -30,6 +30,8 @@ _LOWER = np.uint32(0x7FFFFFFF)
 _TWO_M32 = 2.3283064365386963e-10
 #: 1 / (2^32 - 1); R's fixup keeps draws away from 0 and 1 by half of it
 _I2_32M1 = 2.328306437080797e-10
+#: 2^-27: R's Inversion divides floor(2^27 u1) + u2 by BIG = 2^27
+_TWO_M27 = 7.450580596923828e-09
 #: draws of at least this many words go through NumPy's MT19937 (same generator, in C)
 _BULK = 4096
 #: .Random.seed[1] of "Mersenne-Twister", "Inversion", "Rejection"
@@ -62,6 +64,33 @@ def _temper(y: np.ndarray) -> np.ndarray:
     y = y ^ ((y << np.uint32(7)) & np.uint32(0x9D2C5680))
     y = y ^ ((y << np.uint32(15)) & np.uint32(0xEFC60000))
     return y ^ (y >> np.uint32(18))
+
+
+def inversion_uniforms(words: np.ndarray, out: np.ndarray | None = None, scratch: np.ndarray | None = None
+                       ) -> np.ndarray:
+    """The uniforms R's ``norm_rand`` (``"Inversion"``) builds from consecutive pairs of stream words.
+
+    R draws ``u1``, ``u2`` (each ``unif_rand()``, with its fixup) and takes
+    ``(floor(2^27 u1) + u2) / 2^27``. With ``u1 = w1 2^-32``, ``2^27 u1 = w1 2^-5`` is exact, so its
+    floor is ``w1 >> 5`` (also when the fixup moves ``w1 = 0`` to a tiny positive double); the sum with
+    ``u2 = w2 2^-32`` is the same IEEE addition of the same two doubles, and the division by 2^27 is
+    exact (a multiplication by 2^-27). Vectorised: one conversion per word, one addition, one product.
+    ``out`` and ``scratch`` (float64, at least half as long as ``words``) avoid new arrays.
+    """
+    w = np.asarray(words, dtype=np.uint32)
+    if w.size % 2:
+        raise InvalidParameterError(f"inversion_uniforms needs an even number of words; got {w.size}.")
+    m = w.size // 2
+    v = np.empty(m) if out is None else out[:m]
+    u2 = np.empty(m) if scratch is None else scratch[:m]
+    lo = w[1::2]
+    np.multiply(lo, _TWO_M32, out=u2)  # each word converted exactly, then scaled by 2^-32 (exact)
+    if not lo.all():
+        u2[lo == 0] = 0.5 * _I2_32M1  # R's fixup of a zero word
+    np.copyto(v, w[0::2] >> np.uint32(5))
+    v += u2
+    v *= _TWO_M27
+    return v
 
 
 def _check_seed(seed) -> int:
@@ -226,6 +255,37 @@ class RRandom:
         if min == max:
             return np.full(n, float(min))
         return min + (max - min) * self.unif_rand(n)
+
+    def word_chunks(self, k: int, chunk: int):
+        """The next k words (advancing the stream) as consecutive arrays of at most ``chunk`` words.
+
+        Long runs come from one NumPy ``MT19937`` in this state, chunk after chunk, so that the caller
+        works on small arrays that stay in the cache (and in the allocator's reused memory); the stream
+        is left after the words handed out, also when the caller stops early.
+        """
+        if k < _BULK:
+            if k > 0:
+                yield self._words(k)
+            return
+        bg = np.random.MT19937()
+        bg.state = {"bit_generator": "MT19937", "state": {"key": self._mt, "pos": self._mti}}
+        gen = np.random.Generator(bg)
+        try:
+            done = 0
+            while done < k:
+                m = min(chunk, k - done)
+                yield gen.integers(0, 0xFFFFFFFF, size=m, dtype=np.uint32, endpoint=True)
+                done += m
+        finally:
+            st = bg.state["state"]
+            self._mt = np.asarray(st["key"], dtype=np.uint32).copy()
+            self._mti = int(st["pos"])
+            self._block = None
+
+    def inversion_uniforms(self, n: int) -> np.ndarray:
+        """The n uniforms of n draws of R's ``norm_rand`` (Inversion), from the next 2n words."""
+        n = int(n)
+        return inversion_uniforms(self._words(2 * n)) if n > 0 else np.zeros(0)
 
     # ---- integers ---------------------------------------------------------------------------
     def _rbits(self, bits: int) -> int:
