@@ -1,4 +1,4 @@
-# sdcMicro's clustering microaggregation methods clustpca and influence (issue 28, family 3)
+# sdcMicro's microaggregation methods clustpca, influence, clustpppca and pppca (issue 28, family 3)
 # -> outputs/microaggregation_clust.json. Cases from cases/microaggregation_clust.json
 # (make_cases_microaggregation_clust.py); run from r_reference/ by `Rscript generate_protect_microaggregation_clust.R`
 # (regenerate.sh: `regenerate.sh protect_microaggregation_clust`).

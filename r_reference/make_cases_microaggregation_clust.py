@@ -1,5 +1,5 @@
-"""Case lists of sdcMicro's clustering ``microaggregation`` methods ``clustpca`` and ``influence`` (issue 28,
-family 3; clusters from cluster::clara and cluster::pam).
+"""Case lists of sdcMicro's clustering ``microaggregation`` methods ``clustpca``, ``influence`` and ``clustpppca``
+(clusters from cluster::clara and cluster::pam), and of ``pppca`` (issue 28, family 3).
 
 ``python3 make_cases_microaggregation_clust.py`` (from ``r_reference/``) writes the hand-made inputs
 ``inputs/mc200.*`` (200 records: two variables on a small integer grid -- many identical records and tied
@@ -103,18 +103,43 @@ def method_cases(method: str) -> list[dict]:
         case(f"eusilc:{method}:strata", eu, t + ["real", "clara", "strata"], variables=EU, aggr=5, method=method,
              nc=4, strata_variables=["db040"]),
     ]
-    if method == "clustpca":
-        out += [case(f"mc24:clustpca:varsort{v}", m24, t + ["clara", "varsort"], variables=HIJ, aggr=2,
+    if method in ("clustpca", "clustpppca"):
+        out += [case(f"mc24:{method}:varsort{v}", m24, t + ["clara", "varsort"], variables=HIJ, aggr=2,
                      method=method, nc=6, varsort=v) for v in (2, 3)]
-        out += [case("eusilc:clustpca:age", eu, t + ["real", "clara"], variables=["age", "eqIncome"], aggr=3,
+        out += [case(f"eusilc:{method}:age", eu, t + ["real", "clara"], variables=["age", "eqIncome"], aggr=3,
                      method=method, nc=6)]
+    return out
+
+
+def pppca_cases() -> list[dict]:
+    m40, m60, m200, m70, m24, eu = ("ma40.csv.gz", "ma60.csv.gz", "mc200.csv.gz", "mc70.csv.gz", "mc24.csv.gz",
+                                    "eusilc.csv.gz")
+    t = ["pppca"]
+    out = [case(f"ma60:pppca:k{k}", m60, t, variables=X4, aggr=k, method="pppca") for k in (2, 3, 4, 5, 7)]
+    out += [
+        case("ma60:pppca:3vars", m60, t, variables=["x1", "x2", "x3"], aggr=3, method="pppca"),
+        case("ma60:pppca:2vars", m60, t, variables=["x2", "x4"], aggr=3, method="pppca"),
+        case("ma60:pppca:strata", m60, t + ["strata"], variables=X4, aggr=3, method="pppca", strata_variables=["st"]),
+        case("ma60:pppca:median", m60, t + ["median"], variables=X4, aggr=4, method="pppca", measure="median"),
+        case("mc70:pppca:trim", m70, t + ["trim"], variables=PQR, aggr=5, method="pppca", measure="trim", trim=0.2),
+        case("mc70:pppca:k3", m70, t, variables=PQR, aggr=3, method="pppca"),
+        case("mc200:pppca:k3", m200, t + ["ties"], variables=ABC, aggr=3, method="pppca"),
+        case("mc200:pppca:strata", m200, t + ["ties", "strata"], variables=ABC, aggr=3, method="pppca",
+             strata_variables=["g"]),
+        case("ma40:pppca:k3", m40, t + ["ties"], variables=ABC, aggr=3, method="pppca"),
+        case("ma40:pppca:int", m40, t + ["ties"], variables=["a", "b", "c", "i"], aggr=3, method="pppca"),
+        case("mc24:pppca:k2", m24, t + ["ties"], variables=HIJ, aggr=2, method="pppca"),
+        case("mc24:pppca:too-few", m24, t + ["error"], variables=HIJ, aggr=13, method="pppca"),
+        case("eusilc:pppca:strata", eu, t + ["real", "strata"], variables=EU, aggr=3, method="pppca",
+             strata_variables=["db040"]),
+    ]
     return out
 
 
 def main() -> None:
     write_inputs()
     (HERE / "cases").mkdir(exist_ok=True)
-    cs = method_cases("clustpca") + method_cases("influence")
+    cs = method_cases("clustpca") + method_cases("influence") + method_cases("clustpppca") + pppca_cases()
     (HERE / "cases" / f"{F}.json").write_text(json.dumps({"cases": cs}, indent=1, sort_keys=True) + "\n",
                                               encoding="utf-8")
 

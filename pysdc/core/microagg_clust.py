@@ -1,4 +1,4 @@
-"""sdcMicro's clustering microaggregation methods ``clustpca`` and ``influence`` (issue 28, family 3).
+"""sdcMicro's clustering microaggregation methods ``clustpca``, ``clustpppca`` and ``influence`` (issue 28, family 3).
 
 What sdcMicro 5.8.0 does per stratum (observed by running it; pinned by
 ``r_reference/outputs/microaggregation_clust.json``):
@@ -12,6 +12,8 @@ What sdcMicro 5.8.0 does per stratum (observed by running it; pinned by
    * ``clustpca``: a cluster with fewer records than variables by the ``varsort``-th variable (R's ``order``:
      stable), any other by its first principal-component scores of ``princomp(scale(x))`` computed on that
      cluster alone (:func:`pysdc.core.microagg_pca.pca_scores`; stable);
+   * ``clustpppca``: the same, with the scores of sdcMicro's robust ``prcompRob(x, 1)`` (projection pursuit,
+     :func:`pysdc.core.microagg_pppca.ppca_scores`) instead of ``princomp``;
    * ``influence``: by the variable on which the cluster's medoid has its largest value (stable); two
      variables sharing that largest value stop sdcMicro (an R replacement-length error);
 
@@ -26,6 +28,7 @@ import numpy as np
 from .clara import clara, pam
 from .microagg import fixed_groups
 from .microagg_pca import pca_scores
+from .microagg_pppca import ppca_scores
 
 __all__ = ["CLUSTER_METHODS", "cluster_of", "clust_order", "medoid_ties"]
 
@@ -56,6 +59,8 @@ def clust_order(x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, meth
             key = x[w, int(np.argmax(x[medoids[c]]))]
         elif w.size < x.shape[1]:
             key = x[w, varsort - 1]
+        elif method == "clustpppca":
+            key = ppca_scores(x[w], 1)
         else:
             key = pca_scores(x[w])
         parts.append(w[np.argsort(key, kind="stable")])
