@@ -2,8 +2,8 @@
 ``influence``, and of ``pppca`` (issue 28, family 3), called by :func:`pysdc.protect.microaggregation`.
 
 The clusters come from ``cluster::clara`` or ``cluster::pam`` (:mod:`pysdc.core.clara`), the orderings from
-:mod:`pysdc.core.microagg_clust` (sdcMicro's robust ``prcompRob``: :mod:`pysdc.core.microagg_pppca`), the group statistics (mean, median, trim) from
-:mod:`pysdc.core.microagg_stats`. The checks stop where sdcMicro 5.8.0 stops; the clustermethods ``kmeans`` and
+:mod:`pysdc.core.microagg_clust` (sdcMicro's robust ``prcompRob``: :mod:`pysdc.core.microagg_pppca`), the
+group statistics (every measure, sampling weights) from :mod:`pysdc.core.microagg_stats`. The checks stop where sdcMicro 5.8.0 stops; the clustermethods ``kmeans`` and
 ``bclust`` (R's random stream and Fortran/e1071 routines) run only through :mod:`pysdc.r`.
 """
 
