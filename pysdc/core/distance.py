@@ -110,7 +110,8 @@ def r_sd(X: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         for j in range(p):  # loop over variables
             col = X[:, j]
-            v = col[~np.isnan(col)]
+            nan = np.isnan(col)
+            v = col[~nan] if nan.any() else col  # the sums below take the values in order, any stride
             m = v.size
             if m < 2:
                 continue

@@ -97,7 +97,7 @@ def additive(x: np.ndarray, noise: float, rr: RRandom) -> np.ndarray:
     sd = r_sd(x) if n else np.full(p, np.nan)
     out = np.empty_like(x)
     for j in range(p):  # columns in order: each takes its n draws from the stream
-        out[:, j] = x[:, j] + rnorm(rr, n, 0.0, noise / 100 * sd[j])
+        np.add(x[:, j], rnorm(rr, n, 0.0, noise / 100 * sd[j]), out=out[:, j])
     return out
 
 
@@ -122,7 +122,9 @@ def correlated2(x: np.ndarray, delta: float, rr: RRandom) -> np.ndarray:
     out = np.empty_like(x)
     for j in range(p):  # columns in order
         m = r_mean(x[:, j])
-        out[:, j] = x[:, j] * d1 + delta * rnorm(rr, n, (1 - d1) / delta * m, sd[j])
+        z = rnorm(rr, n, (1 - d1) / delta * m, sd[j])
+        z *= delta
+        np.add(np.multiply(x[:, j], d1, out=out[:, j]), z, out=out[:, j])
     return out
 
 

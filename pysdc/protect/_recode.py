@@ -259,15 +259,76 @@ def _rounded_unless_duplicated(b: np.ndarray) -> np.ndarray:
     return rb if np.unique(rb).size == rb.size else b
 
 
+#: from this many values on, the order statistics are found in narrow bands bracketed by a sample
+_BANDS_FROM = 32768
+#: about this many values in the sample that brackets the ranks
+_SAMPLE = 4096
+
+
+def _order_statistics(x: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """The ``ks``-th smallest values of the NaN-free ``x`` (0-based ranks, sorted, unique): the values of
+    ``np.partition(x, ks)[ks]``.
+
+    For large ``x`` a systematic sample (every ``n // 4096``-th value, sorted) gives for each run of
+    adjacent ranks two bounds ``a < b`` about ``2 sqrt(m)`` sample positions outside them; the count of
+    values ``<= a`` and ``<= b`` proves that the ranks lie in the band ``(a, b]`` (else the whole array
+    is partitioned), and only the band (a few per cent of the values) is partitioned. The smallest and
+    largest ranks are the minimum and maximum. The values are exact order statistics either way.
+    """
+    n = x.size
+    if n < _BANDS_FROM:
+        return np.partition(x, ks)[ks]
+    out = np.empty(ks.size)
+    groups: list[list[int]] = []
+    for i, k in enumerate(ks.tolist()):
+        if k == 0:
+            out[i] = np.min(x)
+        elif k == n - 1:
+            out[i] = np.max(x)
+        elif groups and k - ks[groups[-1][-1]] <= 1:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    if not groups:
+        return out
+    s = np.sort(x[::max(1, n // _SAMPLE)])
+    m = s.size
+    margin = 2.0 * math.sqrt(m) + 8.0
+    bounds = []
+    union = np.zeros(n, dtype=bool)
+    for g in groups:
+        k0, k1 = int(ks[g[0]]), int(ks[g[-1]])
+        pa = math.floor(k0 / n * m - margin)
+        pb = math.ceil(k1 / n * m + margin)
+        a = float(s[pa]) if pa >= 0 else -math.inf
+        b = float(s[pb]) if pb < m else math.inf
+        below = np.less_equal(x, a) if pa >= 0 else np.zeros(n, dtype=bool)
+        within = np.less_equal(x, b) if pb < m else np.ones(n, dtype=bool)
+        c_a = int(np.count_nonzero(below))
+        if not c_a <= k0 <= k1 < int(np.count_nonzero(within)):  # the sample missed: one partial sort
+            return np.partition(x, ks)[ks]
+        within &= ~below
+        union |= within
+        bounds.append((a, b, c_a))
+    pool = np.compress(union, x)  # the values of all bands (a few per cent), in one pass
+    for g, (a, b, c_a) in zip(groups, bounds):
+        sel = (pool > a) & (pool <= b) if a > -math.inf else pool <= b
+        band = np.compress(sel, pool)
+        r = ks[g] - c_a
+        out[g] = np.partition(band, r)[r]
+    return out
+
+
 def _quantile7(x: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """R's ``quantile(x, probs, type = 7)`` on the NA-free ``x`` (a partial sort at the order statistics used)."""
+    """R's ``quantile(x, probs, type = 7)`` on the NA-free ``x`` (only the order statistics used)."""
     n = x.size
     index = 1 + max(n - 1, 0) * probs
     lo = np.floor(index).astype(np.int64)
     hi = np.ceil(index).astype(np.int64)
-    xs = np.partition(x, np.unique(np.concatenate((lo, hi)) - 1))
-    qs = xs[lo - 1].copy()
-    xhi = xs[hi - 1]
+    ks = np.unique(np.concatenate((lo, hi)) - 1)
+    vals = _order_statistics(x, ks)
+    qs = vals[np.searchsorted(ks, lo - 1)]
+    xhi = vals[np.searchsorted(ks, hi - 1)]
     i = (index > lo) & (xhi != qs)
     h = (index - lo)[i]
     qs[i] = (1 - h) * qs[i] + h * xhi[i]

@@ -22,6 +22,7 @@ from pysdc.core.distance import r_sd
 from pysdc.core.noise import r_cov_complete, r_mean
 from pysdc.core.rdist import _A, _B, _C, _D, _E, _F, c_log, norm_rand, qnorm
 from pysdc.core.rrandom import RRandom, inversion_uniforms
+from pysdc.protect._recode import _quantile7
 
 LD = np.longdouble
 BIG = 134217728.0
@@ -273,3 +274,46 @@ def test_r_mean_equals_r_where_the_pairwise_sum_differs(tmp_path):
     r_mean_v, r_cov = (float.fromhex(s) for s in out)
     assert r_mean(v) == r_mean_v != pairwise
     assert r_cov_complete(np.column_stack([v, v[::-1]]))[0, 1] == r_cov
+
+
+# ---- globalRecode equalAmount: order statistics in bands (pysdc.protect._recode) -------------------------
+
+
+def _hard_inputs():
+    rng = np.random.default_rng(23)
+    n = 100_003
+    step = n // 4096
+    periodic = np.tile(np.arange(step, dtype=np.float64), n // step + 1)[:n]  # the sample sees one value only
+    with_inf = rng.standard_normal(n)
+    with_inf[rng.random(n) < 0.3] = np.inf
+    with_inf[rng.random(n) < 0.1] = -np.inf
+    return {
+        "lognormal": rng.lognormal(9.8, 0.6, n).round(2),
+        "sorted": np.sort(rng.standard_normal(n)),
+        "reversed": np.sort(rng.standard_normal(n))[::-1].copy(),
+        "ties": rng.integers(0, 7, n).astype(np.float64),
+        "constant": np.full(n, 3.5),
+        "periodic": periodic,
+        "zeros": np.where(rng.random(n) < 0.5, -0.0, 0.0) + (rng.random(n) < 0.5),
+        "inf": with_inf,
+        "at_threshold": rng.standard_normal(32768),
+        "below_threshold": rng.standard_normal(32767),
+    }
+
+
+@pytest.mark.parametrize("name", list(_hard_inputs()))
+@pytest.mark.parametrize("nbreaks", [2, 5, 10, 97])
+def test_equal_amount_quantiles_equal_the_sorted_definition(name, nbreaks):
+    """R's quantile(type 7) at 0, 1/n, ..., 1 from the bands equals the same formula on the sorted values."""
+    x = _hard_inputs()[name]
+    probs = np.concatenate(([0.0], np.arange(1, nbreaks + 1, dtype=np.float64) / nbreaks))
+    xs = np.sort(x)
+    index = 1 + (x.size - 1) * probs
+    lo, hi = np.floor(index).astype(np.int64), np.ceil(index).astype(np.int64)
+    want = xs[lo - 1].copy()
+    for i in range(probs.size):
+        h = index[i] - lo[i]
+        if h != 0 and xs[hi[i] - 1] != want[i]:
+            want[i] = (1 - h) * want[i] + h * xs[hi[i] - 1]
+    got = _quantile7(x, probs)
+    assert np.array_equal(got, want)
