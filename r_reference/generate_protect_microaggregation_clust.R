@@ -6,7 +6,7 @@
 # Stored per case as generate_protect_microaggregation.R does: the returned list's method, aggr, measure, and per
 # column of mx its R class, the MD5 of its values written one per line with sprintf("%.17g") (NA as "NA"), and the
 # values themselves for up to 100 records (else 51 evenly spaced rows). A case's `seed` is set.seed(seed) before
-# the call.
+# the call; a case's `weights` names a column of the input, whose values are passed as sdcMicro's weights.
 source("serialize.R")
 
 ref_generate("microaggregation_clust", "generate_protect_microaggregation_clust.R", function(case) {
@@ -15,6 +15,7 @@ ref_generate("microaggregation_clust", "generate_protect_microaggregation_clust.
   args <- list(obj = x)
   if (!is.null(a$variables)) args$variables <- unlist(a$variables)
   if (!is.null(a$strata_variables)) args$strata_variables <- unlist(a$strata_variables)
+  if (!is.null(a$weights)) args$weights <- x[[a$weights]]
   for (nm in c("aggr", "method", "measure", "trim", "nc", "clustermethod", "transf", "varsort")) {
     if (!is.null(a[[nm]])) args[[nm]] <- a[[nm]]
   }

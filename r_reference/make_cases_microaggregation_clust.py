@@ -133,6 +133,12 @@ def pppca_cases() -> list[dict]:
         case("eusilc:pppca:strata", eu, t + ["real", "strata"], variables=EU, aggr=3, method="pppca",
              strata_variables=["db040"]),
     ]
+    mw = "mw30.csv.gz"  # make_cases_microaggregation_measures.py: weights w
+    for method in ("pppca", "clustpppca", "clustpca", "influence"):
+        for measure in ("mean", "median"):
+            out.append(case(f"mw30:{method}:weights-{measure}", mw, [method, "weights", measure],
+                            variables=["a", "b", "c"], aggr=3, method=method, nc=3, measure=measure,
+                            weights="w"))
     return out
 
 

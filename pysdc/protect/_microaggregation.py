@@ -4,9 +4,10 @@ Native methods of ``microaggregation``: ``mdav`` (the default; sdcMicro's MDAV w
 single-precision distances and its tie rule, see :mod:`pysdc.core.microagg`), and the sorting
 methods ``simple``, ``single``, ``onedims``, ``pca`` and ``rmd`` (complete data, seeded by ``random_state``; see
 :mod:`pysdc.protect._microaggregation_more`); one variable goes through ``mafast``, as in sdcMicro.
-The clustering methods ``clustpca`` and ``influence`` (clusters from ``cluster::clara`` or ``pam``, see
-:mod:`pysdc.protect._microaggregation_clust`) are native too. The other methods (``mcdpca``, ``pppca``,
-``clustmcdpca``, ``clustpppca``) are refused natively with the pointer to :mod:`pysdc.r`.
+The clustering methods ``clustpca``, ``clustpppca`` and ``influence`` (clusters from ``cluster::clara`` or
+``pam``) and ``pppca`` (sdcMicro's projection-pursuit ``prcompRob``; see
+:mod:`pysdc.protect._microaggregation_clust`) are native too. ``mcdpca`` and ``clustmcdpca`` (MASS's
+``cov.mcd``) are refused natively with the pointer to :mod:`pysdc.r`.
 
 Every measure (``mean``, ``median``, ``trim``, ``onestep``) and sampling weights (the weighted mean and
 median) are native for the sorting and clustering methods (:mod:`pysdc.core.microagg_stats`). sdcMicro 5.8.0
@@ -316,16 +317,16 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
     method : str
         ``"mdav"`` (default), ``"simple"`` (groups in record order), ``"single"`` (sorted by the
         ``varsort``-th variable), ``"onedims"`` (individual ranking) natively, and ``"rmd"``, ``"pca"``,
-        ``"clustpca"`` and ``"influence"`` (clusters from ``clara`` or ``pam``); ``"mcdpca"``, ``"pppca"``,
-        ``"clustmcdpca"``, ``"clustpppca"`` through :func:`pysdc.r.microaggregation` only.
+        ``"pppca"``, ``"clustpca"``, ``"clustpppca"`` and ``"influence"`` (clusters from ``clara`` or
+        ``pam``); ``"mcdpca"`` and ``"clustmcdpca"`` through :func:`pysdc.r.microaggregation` only.
     weights : str or array-like, optional
         Sampling weights: a column of ``data`` or one number per record. The sorting and clustering
         methods then take the weighted mean (R's ``weighted.mean``) or sdcMicro's weighted median for
         ``measure`` ``"mean"``/``"median"``. ``mdav``, ``rmd``, ``trim``, ``onestep`` and one variable ignore
         them (as sdcMicro; pysdc warns).
     nc, clustermethod, transf : int, str, str
-        For ``clustpca`` and ``influence``: the number of clusters and the cluster analysis, ``"clara"``
-        (sdcMicro's default) or ``"pam"`` natively (``"kmeans"`` and ``"bclust"`` through the bridge only;
+        For ``clustpca``, ``clustpppca`` and ``influence``: the number of clusters and the cluster analysis,
+        ``"clara"`` (sdcMicro's default) or ``"pam"`` natively (``"kmeans"`` and ``"bclust"`` through the bridge only;
         ``"cmeans"`` always stops sdcMicro). sdcMicro computes ``transf`` but clusters the untransformed
         data: it changes nothing but its errors (``"boxcox"`` on values <= 0) and warnings.
     measure : {"mean", "median", "trim", "onestep"}
@@ -336,7 +337,7 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         For ``measure="trim"``: the fraction cut from each end of a group.
     varsort : int
         1-based position in ``variables`` of the sorting variable of ``method="single"`` (and of the
-        ``clustpca`` clusters with fewer records than variables).
+        ``clustpca``/``clustpppca`` clusters with fewer records than variables).
     random_state : int, optional
         For ``method="rmd"``: an int ``s`` is R's ``set.seed(s)`` before sdcMicro's call (robustbase's
         ``covMcd`` draws its subsets from R's stream); None: pysdc's own generator (not sdcMicro's draws).
