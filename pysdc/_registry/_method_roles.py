@@ -47,7 +47,8 @@ class Roles:
         Native argument -> what the problem gives: ``"key_vars"``, ``"num_vars"``, ``"strata"`` (its strata
         variable, as a list or None), ``"alpha"`` (createSdcObj's default option 1), ``"individual_risk"``
         (measure_risk's individual risk of the current data, sdcMicro's ``risk$individual[, 1]``), ``"hid"`` (its
-        household id, sdcMicro's ``hhId``), ``"false"`` (False: e.g. no extra column of swapped ids in a step).
+        household id, sdcMicro's ``hhId``), ``"weight"`` (its weight variable or None, sdcMicro's ``weightVar``),
+        ``"false"`` (False: e.g. no extra column of swapped ids in a step).
         These arguments are not the caller's (sdcMicro takes them from the object), except those in
         ``fill_default``.
     fill_default : tuple of str
@@ -91,9 +92,10 @@ ROLES: dict[str, Roles] = {
                  "(a pysdc extension)"),
     "microaggregation": Roles(
         ("numeric",), "variables", default="numeric", remeasure=_NUM, result="mx",
-        fill={"strata_variables": "strata"},
+        fill={"strata_variables": "strata", "weights": "weight"},
         sdcmicro="microaggregation(obj, variables, aggr, method, ...): manipNumVars within the object's strataVar "
-                 "(its strata_variables argument is ignored), then dRisk and dUtility"),
+                 "(its strata_variables argument is ignored), weighted by its weightVar (the sorting and "
+                 "clustering methods' mean and median), then dRisk and dUtility"),
     "mafast": Roles(
         ("numeric",), "variables", default="numeric", remeasure=_NUM,
         sdcmicro="mafast(obj, variables, by, aggr): manipNumVars, then dRisk and dUtility"),

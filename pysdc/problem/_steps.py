@@ -265,6 +265,12 @@ def _fill(problem, m: Method, current: pd.DataFrame, given: dict) -> dict:
             out[arg] = problem.num_vars
         elif what == "strata":
             out[arg] = [problem.strata] if problem.strata else None
+        elif what == "weight":  # sdcMicro's method on the object takes its weightVar (none where it is ignored:
+            # mdav, rmd, trim, onestep, one variable; the native function would warn about weights nobody gave)
+            v = given.get("variables") or problem.num_vars
+            used = (given.get("method", "mdav") not in ("mdav", "rmd")
+                    and given.get("measure", "mean") in ("mean", "median") and (isinstance(v, str) or len(v) > 1))
+            out[arg] = problem.w if used and not isinstance(v, str) else None
         elif what == "alpha":
             out[arg] = 1.0  # createSdcObj's option alpha (its default)
         elif what == "individual_risk":

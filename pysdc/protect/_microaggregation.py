@@ -34,7 +34,6 @@ from ..core.microagg import (
     MDAV_MISSING,
     factor_of_totals,
     fixed_groups,
-    group_stat,
     mdav,
     rank_groups,
 )
@@ -516,5 +515,6 @@ def mafast(data, variables, by=None, aggr: int = 3, measure: str = "mean") -> pd
     out = data.copy(deep=False)  # copy-on-write: the new columns never reach data
     for j, v in enumerate(variables):
         y = x[:, j]
-        out[v] = group_stat(y, rank_groups(y, strata, aggr), measure)
+        # R's mean (two passes: trim 0) or median per group, the records of a group in record order
+        out[v] = aggregate(y[:, None], rank_groups(y, strata, aggr), "trim" if measure == "mean" else measure)[:, 0]
     return out

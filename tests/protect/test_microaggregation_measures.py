@@ -174,3 +174,43 @@ def test_stored_inputs_are_the_files():
     case = next(c.values[1] for c in CASES if c.values[1]["inputs"]["data"] == "mw30.csv.gz")
     data = load_case_data(case, ROOT)
     assert len(data) == 30 and {"w", "w1", "w0", "wz", "wneg", "wna"} <= set(data.columns)
+
+
+# =============================================================================
+# the problem step: sdcMicro's method on the object takes the object's weightVar
+
+
+def _demo_problem(strata=None):
+    import pysdc
+
+    return pysdc.SdcProblem(pysdc.load_demo(), key_vars=["region", "sex"], num_vars=["income", "expenditure"],
+                            w="weight", strata=strata)
+
+
+def test_problem_step_weights_by_the_problems_weight():
+    p = _demo_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoercionWarning)
+        step = p.microaggregation(method="onedims", aggr=3).manip_data[["income", "expenditure"]]
+        want = microaggregation(p.data, ["income", "expenditure"], aggr=3, method="onedims", weights="weight").mx
+        plain = microaggregation(p.data, ["income", "expenditure"], aggr=3, method="onedims").mx
+    pd.testing.assert_frame_equal(step, want, check_exact=True, check_dtype=False)
+    assert not step.equals(plain)
+    with pytest.raises(InvalidParameterError, match="weights"):  # the problem gives them, as the object does
+        p.microaggregation(method="simple", weights="weight")
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("strata", [None, "urbrur"])
+@pytest.mark.parametrize("method", ["simple", "onedims"])  # single, pca: the demo has missing values
+def test_live_problem_step_as_sdcmicros_object(bridge, strata, method):
+    from pysdc.r import SdcObj
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CoercionWarning)
+        q = _demo_problem(strata).microaggregation(method=method, aggr=3, variables=["expenditure", "income"],
+                                                   varsort=1)
+    r = SdcObj.from_problem(q)
+    for v in ("income", "expenditure"):
+        np.testing.assert_array_equal(q.manip_data[v].to_numpy(dtype=float), r.manip_num_vars[v].to_numpy(dtype=float),
+                                      err_msg=v)
