@@ -134,6 +134,11 @@ list(
     else unclass(x)
   },
   set_seed = function(seed) set.seed(seed),
+  # R's stream as it stands; without one R seeds itself first (set.seed(NULL)), as its next draw would
+  random_seed = function() {
+    if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) set.seed(NULL)
+    get(".Random.seed", envir = globalenv(), inherits = FALSE)
+  },
   load_data = function(name) { e <- new.env(); utils::data(list = name, package = "sdcMicro", envir = e); get(name, envir = e) },
   sdc_names = function(obj) {
     nm <- colnames(obj@origData)

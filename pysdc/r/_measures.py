@@ -23,6 +23,7 @@ from .._validation import FROM_ARRAY, Columns, Frame, same_columns, validate, wa
 from ..engine._tables import engine_kind
 from . import _session
 from ._helpers import helpers
+from ._mcd_guard import check_covmcd
 
 __all__ = ["bridge_function", "WRAPPERS"]
 
@@ -126,6 +127,7 @@ def run(entry: Measure, values: dict):
     with _session.LOCK:
         if entry.r_seed is not None and values.get(entry.r_seed) is not None:
             _session.call_sexp("set.seed", (int(values[entry.r_seed]),), {}, package="base")
+        check_covmcd(entry.python, sent)  # refused where robustbase's covMcd would corrupt R's memory
         fun, kwargs, internal = entry.to_r(sent, R) if entry.to_r else _default_to_r(entry, sent)
         res = RResult(_session.call_sexp(fun, (), kwargs, package="sdcMicro", internal=internal))
         if entry.from_r is not None:

@@ -18,6 +18,7 @@ from .._errors import InvalidParameterError
 from .._registry._methods import METHODS, Method
 from .._validation import validate
 from . import _session
+from ._mcd_guard import check_covmcd
 
 __all__ = ["METHOD_WRAPPERS", "method_function", "record_swap_step"]
 
@@ -34,6 +35,7 @@ def run(entry: Method, values: dict):
     with _session.LOCK:
         if seed is not None:
             _session.call_sexp("set.seed", (seed,), {}, package="base")
+        check_covmcd(entry.python, values)  # refused where robustbase's covMcd would corrupt R's memory
         if entry.r == "mafast":  # sdcMicro's measure is an R function
             kwargs = {**kwargs, "measure": _session.call("match.fun", (kwargs["measure"],), {}, package="base",
                                                          as_robject=True)}

@@ -19,6 +19,7 @@ from ..io import as_frame
 from ..problem import SdcProblem, _validate
 from ..problem._steps import protected_problem
 from . import _session
+from ._mcd_guard import check_covmcd
 from ._methods import record_swap_step
 from ._objects import RObject
 
@@ -365,6 +366,11 @@ class SdcObj:
                 if isinstance(seed, bool) or not isinstance(seed, int):
                     raise InvalidParameterError(f"seed must be an int; got {seed!r}.")
                 s.call_sexp("set.seed", (seed,), {}, package="base")
+            if fun == "addNoise" and kwargs.get("method") == "outdect":  # covMcd on the manipulated numeric vars
+                nums = self.manip_num_vars
+                if nums is not None:  # refused where robustbase's covMcd would corrupt R's memory
+                    check_covmcd("add_noise", {"data": nums, "variables": _names(kwargs.get("variables")),
+                                               "method": "outdect"})
             out = s.call(fun, (self._handle, *args), _r_names(kwargs), package="sdcMicro", as_robject=True,
                          memo=self._dtypes)
         if not isinstance(out, RObject) or "sdcMicroObj" not in out.r_class:

@@ -15,10 +15,11 @@ from scipy import stats
 
 from ..._errors import DegenerateResultWarning, InvalidParameterError
 from ..rrandom import as_rrandom
+from .exactfit import ExactFitOverrun, overrun_message
 from .factors import h_alpha_n, mcd_consistency_factor, mcd_small_sample_factor
 from .fast import _dist2_cols, _ExactFit, _fast_mcd, _gram, _hyperplane_rows, _singular
 from .result import McdResult
-from .rstream import _cov_mcd_rstream
+from .rstream import _cov_mcd_rstream, _fastmcd_rstream
 
 
 def _as_matrix(x) -> np.ndarray:
@@ -50,6 +51,11 @@ def _as_matrix(x) -> np.ndarray:
     if arr.ndim != 2:
         raise InvalidParameterError(f"x must be a 1-d or 2-d numeric array; got {arr.ndim} dimensions.")
     return arr
+
+
+def _names(x):
+    cols = getattr(x, "columns", None)
+    return [str(c) for c in cols] if cols is not None else None
 
 
 def _check_int(name, value, low):
@@ -201,7 +207,10 @@ def cov_mcd(
     if p == 1:
         return _univariate(X, rows, h, alpha, raw_cnp2)
     if rr is not None and h < n:
-        return _cov_mcd_rstream(X, rows, h, alpha, nsamp, nmini, kmini, rr, raw_cnp2, method)
+        try:
+            return _cov_mcd_rstream(X, rows, h, alpha, nsamp, nmini, kmini, rr, raw_cnp2, method)
+        except ExactFitOverrun as exc:  # the same error, naming the collinear variables
+            raise ExactFitOverrun(overrun_message(X, _names(x)), whole_data=exc.whole_data) from None
 
     # univariate exact fit, checked first as covMcd does: if the h-th smallest absolute deviation
     # from the median of some variable is zero, at least h observations share that variable's
@@ -353,3 +362,50 @@ def _univariate(X, rows, h, alpha, raw_cnp2):
         crit=crit, quan=h, n_obs=n, rows=rows, raw_cnp2=raw_cnp2, cnp2=cnp2, singularity=None,
         method=method,
     )
+
+
+def r_covmcd_overrun(x, random_state, *, alpha: float = 0.5, nmini: int = 300, names=None,
+                     caller: str = "covMcd") -> ExactFitOverrun | None:
+    """Whether robustbase's ``covMcd(x)`` on R's stream would run past its arrays (R's memory corrupted).
+
+    Runs pysdc's replica of robustbase's FAST-MCD search (the one :func:`cov_mcd` runs with an R seed) on a
+    copy of the stream, so ``random_state`` is left as it is. Only data of fewer than ``2 * nmini`` records
+    can take that branch (see :mod:`pysdc.core.mcd.exactfit`); larger ones are not searched.
+
+    Parameters
+    ----------
+    x : array_like (n, p) or DataFrame of numeric columns
+        The data exactly as covMcd gets them (rows with a missing or infinite value are dropped, as by covMcd).
+    random_state : int or RRandom
+        R's stream right before the call (an int: ``set.seed``).
+    alpha, nmini : covMcd's arguments (its defaults).
+    names : list of str, optional
+        Variable names for the message (default: a DataFrame's columns).
+    caller : str
+        The function named in the message.
+
+    Returns
+    -------
+    ExactFitOverrun or None
+        The error to raise instead of calling R (its message names the collinear variables), or None.
+    """
+    rr = as_rrandom(random_state)
+    if rr is None:
+        raise InvalidParameterError("r_covmcd_overrun needs R's stream: an int seed or an RRandom.")
+    X0 = _as_matrix(x)
+    X = X0[np.isfinite(X0).all(axis=1)]
+    n, p = X.shape
+    h = h_alpha_n(alpha, n, p) if n > p + 1 else n
+    if p < 2 or n <= p + 1 or h >= n or n >= 2 * nmini:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            _fastmcd_rstream(np.ascontiguousarray(X), h, 500, nmini, 5, rr.copy())
+        except ExactFitOverrun as exc:
+            if exc.whole_data:
+                return ExactFitOverrun(overrun_message(X, names if names is not None else _names(x), caller=caller),
+                                       whole_data=True)
+        except Exception:  # noqa: BLE001 - any other exit (an exact fit, a branch not reproduced): R runs safely
+            return None
+    return None

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from ..._errors import DegenerateResultWarning, InvalidParameterError
+from ..._errors import DegenerateResultWarning
 from ..rrandom import RRandom
 from .arith import (
     _EXACT_TOL,
@@ -28,6 +28,7 @@ from .arith import (
     _Uniforms,
     _wirth_select,
 )
+from .exactfit import ExactFitOverrun, overrun_message
 from .factors import mcd_consistency_factor, mcd_small_sample_factor
 from .result import McdResult, _NotReproduced
 
@@ -166,12 +167,8 @@ def _initial_subsets(u, D, nsel, nrep, eps, draw, nhalf, part):
                 break
             cur = sorted(cur)
             if len(cur) >= nn:  # every record taken and still singular: robustbase reads past its data here
-                raise InvalidParameterError(
-                    "covMcd: the data are singular (an exact fit: the records lie on a hyperplane, e.g. one "
-                    "variable a multiple of another) and no subset of them has a non-singular covariance; "
-                    "robustbase's FAST-MCD extends a subset past the last record here (sdcMicro stops: "
-                    "'computationally singular', and R's memory may be corrupted). Leave out or combine the "
-                    "collinear variables.")
+                # (whole-data mode: past its arrays, R's heap corrupted; part mode: into the next subdataset)
+                raise ExactFitOverrun(overrun_message(), whole_data=not part)
             nrand = int(u() * (nn - len(cur))) + 1
             _insert_unselected(cur, nrand)
             mm, cc = _sscp_cov(D, np.array([cur], dtype=np.intp) - 1)
