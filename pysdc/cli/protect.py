@@ -14,6 +14,12 @@ arguments::
 A method with an argument named ``method`` (microaggregation, add_noise, global_recode) takes it in the forms
 ``{"microaggregation": {"method": "mdav"}}`` or ``{"method": "microaggregation", "arguments": {"method": "mdav"}}``.
 
+Ghost variables (sdcMicro's ``ghostVars``: suppressed wherever their key variable is) are linked from the start by
+the recipe's ``"ghost_vars": {"key": ["ghost", ...]}`` (or sdcMicro's ``[["key", ["ghost", ...]], ...]``; the
+problem's ``ghost_vars=``) or by ``--ghost key=ghost1,ghost2``, and between steps by the step
+``{"method": "add_ghost_vars", "key_var": "key", "ghost_vars": ["ghost"]}`` (``addGhostVars``, the problem's
+:meth:`~pysdc.SdcProblem.add_ghost_vars`: suppression steps after it only).
+
 Every step is checked before any data is read (an unknown method or argument: ``pysdc: error:``, exit 2); the
 variables and values are checked by the methods, and nothing is written unless every step succeeded.
 """
@@ -47,7 +53,13 @@ from ._common import (
 )
 from .risk import add_collation_flag, flags_for
 
-__all__ = ["add_parser", "run", "read_recipe"]
+__all__ = ["add_parser", "run", "read_recipe", "Recipe", "GHOST_STEP"]
+
+#: the recipe step that links ghost variables (sdcMicro's addGhostVars; SdcProblem.add_ghost_vars), by both names
+GHOST_STEP = "add_ghost_vars"
+_GHOST_NAMES = (GHOST_STEP, "addGhostVars")
+#: its arguments, by Python and sdcMicro names
+_GHOST_ARGS = {"key_var": "key_var", "keyVar": "key_var", "ghost_vars": "ghost_vars", "ghostVars": "ghost_vars"}
 
 #: the formats --output writes, by extension
 OUTPUT_EXTENSIONS = (".csv", ".csv.gz", ".parquet", ".pq", ".sav", ".dta")
@@ -78,6 +90,9 @@ def add_parser(sub) -> None:
     add_names_flag(r, "--sensitive", "sensitive variables (sensibleVar)")
     add_names_flag(r, "--pram", "PRAM variables (pramVars): the variables of a pram step that names none; "
                                 "made categorical")
+    r.add_argument("--ghost", action="append", metavar="KEY=G1,G2",
+                   help="ghost variables (ghostVars) linked to the key variable KEY from the start: suppressed "
+                        "wherever KEY is (repeat the flag for several keys; the recipe's \"ghost_vars\" too)")
     r.add_argument("--output", "-o", required=True, metavar="FILE",
                    help="the protected file: .csv/.csv.gz (with its schema sidecar), .parquet, .sav (SPSS) or .dta "
                         "(Stata), categories kept as value labels; never over an input, only once complete")
@@ -97,21 +112,87 @@ def add_parser(sub) -> None:
 def _method_name(name) -> str:
     if not isinstance(name, str):
         raise InvalidParameterError(f"recipe: a step's method must be a name; got {name!r}.")
+    if name in _GHOST_NAMES:
+        return GHOST_STEP
     if name in STEP_METHODS:
         return name
     by_r = {m.r: m.python for m in METHODS if m.python in STEP_METHODS}
     if name in by_r:
         return by_r[name]
-    raise InvalidParameterError(f"recipe: unknown method {name!r}; the methods are {sorted(STEP_METHODS)} "
-                                f"(or sdcMicro's names {sorted(by_r)}).")
+    raise InvalidParameterError(f"recipe: unknown method {name!r}; the methods are "
+                                f"{sorted([*STEP_METHODS, GHOST_STEP])} (or sdcMicro's names {sorted(by_r)}).")
 
 
-def parse_recipe(obj) -> list[tuple[str, dict]]:
-    """The steps of a recipe object as ``(method, arguments)``, each bound to the method's signature."""
+def _names_list(what: str, value) -> list[str]:
+    """A ghost list: a name or a non-empty list of names."""
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not names or not all(isinstance(v, str) and v for v in names):
+        raise InvalidParameterError(f"{what} must be a column name or a non-empty list of column names; "
+                                    f"got {value!r}.")
+    return list(names)
+
+
+def _ghost_links(value) -> list[tuple[str, list[str]]]:
+    """The recipe's ``ghost_vars``, ``{"key": ["ghost", ...]}`` or sdcMicro's ``[["key", ["ghost", ...]], ...]``,
+    as (key, ghosts) pairs (their roles are checked with the data, by :class:`pysdc.SdcProblem`)."""
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, list) and all(isinstance(p, list) and len(p) == 2 for p in value):
+        pairs = [tuple(p) for p in value]
+    else:
+        raise InvalidParameterError(
+            "recipe: ghost_vars must be an object {\"key_var\": [\"ghost\", ...]} or sdcMicro's list "
+            f"[[\"key_var\", [\"ghost\", ...]], ...]; got {value!r}.")
+    out = []
+    for key, ghosts in pairs:
+        if not isinstance(key, str) or not key:
+            raise InvalidParameterError(f"recipe: ghost_vars: a key variable must be a column name; got {key!r}.")
+        out.append((key, _names_list(f"recipe: ghost_vars of {key!r}", ghosts)))
+    return out
+
+
+def _ghost_step(args: dict) -> dict:
+    """The arguments of an add_ghost_vars step (Python or sdcMicro names)."""
+    unknown = sorted(set(args) - set(_GHOST_ARGS))
+    if unknown:
+        raise InvalidParameterError(f"{GHOST_STEP}: unknown argument(s) {unknown}; it takes key_var (keyVar) and "
+                                    "ghost_vars (ghostVars).")
+    bound = {}
+    for k, v in args.items():
+        if _GHOST_ARGS[k] in bound:
+            raise InvalidParameterError(f"{GHOST_STEP}: {_GHOST_ARGS[k]} given twice (by its Python and R names).")
+        bound[_GHOST_ARGS[k]] = v
+    if set(bound) != {"key_var", "ghost_vars"}:
+        raise InvalidParameterError(f"{GHOST_STEP}: needs key_var and ghost_vars.")
+    if not isinstance(bound["key_var"], str) or not bound["key_var"]:
+        raise InvalidParameterError(f"{GHOST_STEP}: key_var must be a column name; got {bound['key_var']!r}.")
+    bound["ghost_vars"] = _names_list(f"{GHOST_STEP}: ghost_vars", bound["ghost_vars"])
+    return bound
+
+
+class Recipe(list):
+    """The steps of a recipe, ``(method, arguments)`` each, and :attr:`ghost_vars`: the ghost links from the start
+    (``[(key, [ghost, ...]), ...]``, empty without)."""
+
+    def __init__(self, steps=(), ghost_vars=()):
+        super().__init__(steps)
+        self.ghost_vars = list(ghost_vars)
+
+    def columns(self) -> list[str]:
+        """Every ghost and key column the ghost links name (checked against the data's header)."""
+        cols = [c for k, gs in self.ghost_vars for c in (k, *gs)]
+        cols += [c for name, a in self if name == GHOST_STEP for c in (a["key_var"], *a["ghost_vars"])]
+        return list(dict.fromkeys(cols))
+
+
+def parse_recipe(obj) -> Recipe:
+    """The steps of a recipe object as ``(method, arguments)``, each bound to the method's signature, and its
+    ghost variables (:class:`Recipe`)."""
     steps = obj.get("steps") if isinstance(obj, dict) else obj
-    if isinstance(obj, dict) and set(obj) - {"steps"}:
-        raise InvalidParameterError(f"recipe: unknown key(s) {sorted(set(obj) - {'steps'})}; a recipe is "
-                                    "{\"steps\": [...]}.")
+    if isinstance(obj, dict) and set(obj) - {"steps", "ghost_vars"}:
+        raise InvalidParameterError(f"recipe: unknown key(s) {sorted(set(obj) - {'steps', 'ghost_vars'})}; a "
+                                    "recipe is {\"steps\": [...]} (and \"ghost_vars\": {\"key\": [...]}).")
+    ghosts = _ghost_links(obj["ghost_vars"]) if isinstance(obj, dict) and obj.get("ghost_vars") is not None else []
     if not isinstance(steps, list) or not steps:
         raise InvalidParameterError("recipe: 'steps' must be a non-empty list of steps.")
     out = []
@@ -132,12 +213,17 @@ def parse_recipe(obj) -> list[tuple[str, dict]]:
             raise InvalidParameterError(f"recipe: step {i} names no method (\"method\": ...).")
         name = _method_name(name)
         try:
-            bound = bind_step(name, (), args)
-            _check_values(name, bound)
+            if name == GHOST_STEP:
+                bound = _ghost_step(args)
+            else:
+                bound = bind_step(name, (), args)
+                _check_values(name, bound)
         except InvalidParameterError as exc:
             raise InvalidParameterError(f"recipe: step {i}: {exc}") from None
         out.append((name, bound))
-    return out
+    if all(name == GHOST_STEP for name, _ in out):
+        raise InvalidParameterError("recipe: 'steps' must hold at least one protection method.")
+    return Recipe(out, ghosts)
 
 
 def _check_values(name: str, bound: dict) -> None:
@@ -155,7 +241,7 @@ def _check_values(name: str, bound: dict) -> None:
             continue
 
 
-def read_recipe(path: str) -> list[tuple[str, dict]]:
+def read_recipe(path: str) -> Recipe:
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"recipe file {path!r} does not exist")
@@ -220,6 +306,7 @@ def run(args, out) -> int:
     sensitive = split_names(args.sensitive, "--sensitive") or []
     pram_vars = split_names(args.pram, "--pram") or []
     steps = read_recipe(args.recipe)  # every step checked before any data is read
+    ghost_links = _ghost_flags(args.ghost) + steps.ghost_vars
     inputs = [args.data, args.schema, args.recipe]
     check_output(args.output, inputs, extensions=OUTPUT_EXTENSIONS,
                  format_name="the protected data (.csv, .csv.gz, .parquet, .sav, .dta)")
@@ -236,16 +323,25 @@ def run(args, out) -> int:
     for flag, cols in (("--keys", keys), ("--numeric", numeric), ("--sensitive", sensitive), ("--pram", pram_vars),
                        ("--weight", [args.weight] if args.weight else []), ("--hid", [args.hid] if args.hid else []),
                        ("--strata", [args.strata] if args.strata else []), ("--categorical", categorical),
-                       ("--ordered", list(ordered))):
+                       ("--ordered", list(ordered)),
+                       ("--ghost / the recipe's ghost variables", [c for k, gs in ghost_links for c in (k, *gs)]
+                        + steps.columns())):
         check_columns(flag, cols, header, "DATA")
     data = load(args.data, args.schema, "DATA", ws, args.na, text=split_names(args.text, "--text"))
     data = declare(data, "DATA", [*categorical, *(v for v in pram_vars if v not in categorical)], ordered)
     try:
         problem = ws.run("specification", SdcProblem, data, keys, num_vars=numeric, w=args.weight, hid=args.hid,
-                         strata=args.strata, sensitive=sensitive, collation=args.collation)
+                         strata=args.strata, sensitive=sensitive, collation=args.collation,
+                         ghost_vars=[[k, gs] for k, gs in ghost_links] or None)
     except InvalidParameterError as exc:
         raise InvalidParameterError(flags_for(str(exc))) from None
     for i, (name, arguments) in enumerate(steps, 1):
+        if name == GHOST_STEP:  # linked from here on (sdcMicro's addGhostVars on the object)
+            try:
+                problem = problem.add_ghost_vars(arguments["key_var"], arguments["ghost_vars"])
+            except InvalidParameterError as exc:
+                raise InvalidParameterError(f"recipe: step {i} ({name}): {exc}") from None
+            continue
         if name == "pram" and arguments.get("variables") is None:
             if not pram_vars:
                 raise InvalidParameterError(f"recipe: step {i} (pram) names no variables and no --pram was given.")
@@ -275,6 +371,17 @@ def run(args, out) -> int:
         print(f"wrote {args.output}" + (f" and {args.report}" if args.report else ""), file=out)
         ws.emit(sys.stderr)
     return 0
+
+
+def _ghost_flags(values) -> list[tuple[str, list[str]]]:
+    """``--ghost KEY=G1,G2`` (repeatable) as (key, ghosts) pairs."""
+    out = []
+    for v in values or ():
+        key, sep, ghosts = str(v).partition("=")
+        if not sep or not key.strip() or not ghosts.strip():
+            raise UsageError(f"--ghost takes KEY=GHOST1,GHOST2 (a key variable and its ghost variables); got {v!r}.")
+        out.append((key.strip(), split_names(ghosts, "--ghost")))
+    return out
 
 
 def _global(rep: dict) -> dict:
