@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from . import MEASURES
-from ._methods import METHODS
+from ._methods import METHODS, STEP_ALIASES
 
 __all__ = ["NATIVE", "NOT_NATIVE", "NATIVE_NOTES", "NOT_EXPORTED", "STATUSES", "load_exports", "export_table"]
 
@@ -27,12 +27,13 @@ NATIVE: dict[str, str] = {
     **{m.r: f"pysdc.{m.python}" for m in MEASURES if m.r},
     **{m.r: f"pysdc.protect.{m.python}" for m in METHODS},
     "addGhostVars": "pysdc.SdcProblem.add_ghost_vars",  # also SdcProblem(ghost_vars=...), createSdcObj's ghostVars
+    **{m.r: f"pysdc.SdcProblem.{m.python}" for m in STEP_ALIASES.values()},  # kAnon: a problem step
 }
 
 #: what a user must know about a native entry: the methods registry's notes (what is native, what the bridge
 #: alone runs, where the numbers differ), read from the registry so that they cannot go stale here
 NATIVE_NOTES: dict[str, str] = {
-    **{m.r: " ".join(m.notes.split()) for m in METHODS if m.notes},
+    **{m.r: " ".join(m.notes.split()) for m in (*METHODS, *STEP_ALIASES.values()) if m.notes},
     "addGhostVars": "also SdcProblem(ghost_vars=...) (createSdcObj's ghostVars); the suppression steps of the "
                     "problem (local_suppression, local_supp) set the ghosts missing where their key is, as "
                     "sdcMicro's; pysdc refuses a ghost in another role or linked twice, which createSdcObj accepts",
@@ -75,8 +76,6 @@ NOT_NATIVE: dict[str, tuple[str, str, str]] = {
     "varToNumeric": ("bridge-only", "pysdc.r.SdcObj.apply", "a key variable of an sdcMicroObj made numeric"),
     "removeDirectID": ("bridge-only", "pysdc.r.SdcObj.apply",
                        "removes direct identifiers from an sdcMicroObj (natively: drop the columns in pandas)"),
-    "kAnon": ("bridge-only", "pysdc.r.SdcObj.local_suppression",
-              "localSuppression on an sdcMicroObj; natively pysdc.protect.local_suppression on the data"),
     "freq": ("bridge-only", _CALL, "an sdcMicroObj's sample or population frequencies; natively pysdc.freq_calc"),
     "LocalRecProg": ("bridge-only", _CALL, "local recoding by maximum weighted matching; not native"),
     "microaggrGower": ("bridge-only", _CALL, "microaggregation with a Gower-like distance; not native"),

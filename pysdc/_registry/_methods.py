@@ -73,7 +73,7 @@ from ._methods_swap import (
     run_record_swap,
 )
 
-__all__ = ["Method", "METHODS", "method_by_python_name", "method_by_r_name", "load_case_data"]
+__all__ = ["Method", "METHODS", "STEP_ALIASES", "method_by_python_name", "method_by_r_name", "load_case_data"]
 
 
 @dataclass(frozen=True)
@@ -824,10 +824,21 @@ METHODS = tuple(replace(m, roles=ROLES.get(m.python)) for m in METHODS)
 _BY_PY = {m.python: m for m in METHODS}
 _BY_R = {m.r: m for m in METHODS}
 
+#: sdcMicro's other names of a method, as problem steps: the same function, arguments and result under another name,
+#: recorded under it (the step's R call) and replayed by it (``pysdc.r.SdcObj.from_problem``). sdcMicro 5.8.0's
+#: ``kAnon(obj, k, importance, combs, ...)`` is ``localSuppression`` under the name of its goal (its Rd: an alias
+#: of localSuppression's; its body calls localSuppression with its arguments; observed: the same object)
+STEP_ALIASES: dict[str, Method] = {
+    "k_anon": replace(_BY_PY["local_suppression"], python="k_anon", r="kAnon", bridge=False,
+                      notes="sdcMicro's kAnon: localSuppression under the name of its goal, k-anonymity (the same "
+                            "arguments and result); a problem step (SdcProblem.k_anon) recorded as kAnon; natively "
+                            "pysdc.protect.local_suppression on the data"),
+}
+
 
 def method_by_python_name(name: str) -> Method:
-    """The entry of ``pysdc.protect.<name>``."""
-    return _BY_PY[name]
+    """The entry of ``pysdc.protect.<name>`` (or of a step alias, :data:`STEP_ALIASES`)."""
+    return _BY_PY[name] if name in _BY_PY else STEP_ALIASES[name]
 
 
 def method_by_r_name(name: str) -> Method:

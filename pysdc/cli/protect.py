@@ -33,7 +33,6 @@ from pathlib import Path
 import pandas as pd
 
 from .._errors import InvalidParameterError
-from .._registry._methods import METHODS
 from .._validation import Columns, Frame
 from ..io import atomic_output, check_output, read_header, write_table
 from ..problem import SdcProblem, write_report
@@ -116,7 +115,7 @@ def _method_name(name) -> str:
         return GHOST_STEP
     if name in STEP_METHODS:
         return name
-    by_r = {m.r: m.python for m in METHODS if m.python in STEP_METHODS}
+    by_r = {m.r: m.python for m in STEP_METHODS.values()}
     if name in by_r:
         return by_r[name]
     raise InvalidParameterError(f"recipe: unknown method {name!r}; the methods are "

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
-from .._registry._methods import METHODS, Method
+from .._registry._methods import METHODS, STEP_ALIASES, Method, method_by_python_name
 from .._types import r_class
 from .._validation import user_stacklevel
 from ..risk import measure_risk
@@ -32,8 +32,9 @@ from ._spec import as_sdc_keys
 __all__ = ["Step", "STEP_METHODS", "step_signature", "bind_step", "apply_step", "attach_steps", "r_value",
            "protected_problem", "extract_manip", "RECODED_AS"]
 
-#: the methods that run as steps of a problem (those with roles in the registry), by Python name
-STEP_METHODS: dict[str, Method] = {m.python: m for m in METHODS if m.roles is not None}
+#: the methods that run as steps of a problem (those with roles in the registry, and sdcMicro's other names of
+#: them: ``k_anon``, sdcMicro's kAnon), by Python name
+STEP_METHODS: dict[str, Method] = {**{m.python: m for m in METHODS if m.roles is not None}, **STEP_ALIASES}
 
 
 @dataclass(frozen=True)
@@ -475,10 +476,14 @@ def _make(name: str):
     step.__signature__ = sig.replace(parameters=[inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY),
                                                  *sig.parameters.values()])
     step.__name__ = step.__qualname__ = name
+    native = m.native.__name__  # an alias step (STEP_ALIASES) runs the function of the method it names otherwise
+    alias = "" if native == name else (
+        f"sdcMicro's ``{m.r}`` is ``{method_by_python_name(native).r}`` under another name (the same arguments and "
+        f"result); the step is recorded, and replayed on an sdcMicroObj, as ``{m.r}``.\n\n")
     step.__doc__ = (f"sdcMicro's ``{m.r}`` on an sdcMicroObj, natively: a new problem with "
-                    f":func:`pysdc.protect.{name}` applied to the manipulated data.\n\n"
+                    f":func:`pysdc.protect.{native}` applied to the manipulated data.\n\n{alias}"
                     f"On sdcMicro's object: {m.roles.sdcmicro}.\n\n"
-                    f"The arguments are :func:`pysdc.protect.{name}`'s, without the data and what the problem "
+                    f"The arguments are :func:`pysdc.protect.{native}`'s, without the data and what the problem "
                     f"gives ({sorted(_internal(m) - {m.roles.data_argument}) or 'nothing'}). Returns a new "
                     "SdcProblem; this one is unchanged (``new.undo_last()`` is this one).")
     if name in _OPTION_DOCS:
