@@ -281,9 +281,8 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
         # (otherwise the combinations and the summaries stay in Spark: pysdc.engine._risk_spark.SparkSummaries)
         print(f"pysdc: note: on Spark the {len(res.combinations):,} key combinations were collected to the driver "
               f"(about {_gb(len(res.combinations) * PER_COMBINATION_BYTES)} in this process; the records stayed in "
-              "Spark): the keys have missing values (sdcMicro's wildcard matching runs in pysdc's core), or a "
-              "key's type may code distinct values alike in sdcMicro (decimals, dates, integers beyond 2^53); "
-              "cast such keys to text or doubles to keep them in Spark.",
+              "Spark): a key's type may code distinct values alike in sdcMicro (decimals, dates, integers beyond "
+              "2^53); cast such keys to text or doubles to keep them in Spark.",
               file=sys.stderr, flush=True)
     return emit_report(report, ws, args.json, risk_text, out, output=args.output)
 

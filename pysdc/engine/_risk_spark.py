@@ -66,7 +66,7 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier, alpha=1
     fk/Fk, the risks (pysdc's core per partition, mapInPandas), the per-record join and the summaries
     (:class:`SparkSummaries`) are Spark's work; the driver receives aggregates, the ``top`` rows and the
     distinct risks streamed in decreasing order for the threshold (one partition at a time). Missing key
-    values are sdcMicro's wildcards, matched pattern by pattern (:func:`_wildcard_freqs_spark`). None, and
+    values are sdcMicro's wildcards, the patterns matched in one join (:func:`_wildcard_freqs_spark`). None, and
     the caller collects the combinations as before, where a key's type may code distinct values alike
     (decimals, dates, integers beyond 2^53)."""
     from pyspark.sql import functions as F
@@ -98,9 +98,7 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier, alpha=1
     got = table.row(f"SELECT {', '.join(checks)} FROM pysdc_res", res=combos)
     n_ints = len(checks) - 3 - (3 if w is not None else 0)
     missing, m, n = int(got[0] or 0), int(got[1]), int(got[2])
-    if any(int(v or 0) for v in got[3:3 + n_ints]) or missing:
-        # keys that may code alike, and (for now) missing key values: the wildcard joins kept in Spark ran out of
-        # the driver's memory on 24,000 records (tests/io/test_one_reader.py), so those combinations are collected
+    if any(int(v or 0) for v in got[3:3 + n_ints]):  # keys that may code alike: the combinations are collected
         combos.unpersist()
         return None
     if w is not None:
@@ -181,11 +179,45 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier, alpha=1
     )
 
 
+def _wildcard_pairs(pats: list, k: int) -> list:
+    """The pairs of patterns whose combinations add to each other under sdcMicro's wildcard rule (as
+    :func:`pysdc.engine._risk_duckdb._wildcard_freqs` joins them): ``(to, from, kind)``, the combinations of
+    pattern ``to`` receive the (grouped) counts of the compatible combinations of pattern ``from``. ``kind``:
+    ``x`` to a complete combination (alpha times each match), ``y`` from another pattern with missing keys
+    (alpha times the sum), ``z`` from the complete combinations (the sum)."""
+    full = (1 << k) - 1
+    if k == 1:  # one key: every complete combination matches every missing record
+        return [(0, full, "x")] if 0 in pats and full in pats else []
+    out = []
+    for p in pats:
+        if p == 0:
+            continue
+        if p != full and 0 in pats:  # a complete combination matches at most one combination of pattern p
+            out.append((0, p, "x"))
+        if p == full:
+            continue  # all keys missing: fk = n, Fk = the weight total
+        if 0 in pats:
+            out.append((p, 0, "z"))
+        out += [(p, r, "y") for r in pats if r not in (0, p)]
+    return out
+
+
 def _wildcard_freqs_spark(table, combos, keys: list, weighted: bool, alpha: float, n: int):
     """:func:`_wildcard_freqs` on Spark: ``combos`` (a DataFrame, one row per combination, a missing key NULL)
-    with ``pysdc_fk`` and ``pysdc_pop_fk`` by sdcMicro's wildcard rule, pattern by pattern (the same joins,
-    as DataFrames; Python loops over the patterns, at most 2^k, never over combinations)."""
+    with ``pysdc_fk`` and ``pysdc_pop_fk`` by sdcMicro's wildcard rule.
+
+    The pairs of patterns (:func:`_wildcard_pairs`, at most 2^k x 2^k, a small table broadcast) are matched
+    in ONE equi-join, not one join per pair: each combination is repeated once per pair it receives from, with
+    its key values kept on the keys observed in both patterns and NULL elsewhere; each combination is
+    repeated once per pair it gives to, masked alike and grouped; the two meet on (pair, masked keys). The
+    plan has the same few operators whatever the number of patterns (one join per pair, unioned, made plans
+    of hundreds of joins whose tasks the driver ran out of memory serialising on 24,000 records), and the
+    combination table and the result are checkpointed (their lineage cut: every later aggregate reads them
+    as stored). The Spark work grows with the combinations times the patterns present, never with the
+    records; Python loops over the patterns only. Counts exact (sums of integers); weight sums in another
+    order than freq_core's (ENGINE_SUMS)."""
     from pyspark.sql import functions as F
+    from pyspark.sql import types as T
 
     q = table.q
     k = len(keys)
@@ -193,68 +225,52 @@ def _wildcard_freqs_spark(table, combos, keys: list, weighted: bool, alpha: floa
     f = "CAST(pysdc_n AS DOUBLE)"
     W = "(0.0D + pysdc_w)" if weighted else f
     pat = " + ".join(f"(CASE WHEN {q(key)} IS NULL THEN {1 << j} ELSE 0 END)" for j, key in enumerate(keys))
+    # the identifiers are fixed once the table is stored (checkpointed: not recomputed, never renumbered)
     base = table.query(f"SELECT *, monotonically_increasing_id() AS pysdc_cid, {pat} AS pysdc_pat, {f} AS pysdc_cn, "
-                       f"{W} AS pysdc_cw FROM pysdc_res", res=combos).persist()
-    pats = sorted(int(r[0]) for r in base.select("pysdc_pat").distinct().collect())
-    (w_total,) = base.agg(F.coalesce(F.sum("pysdc_cw"), F.lit(0.0))).collect()[0]
-    observed = {p: [keys[j] for j in range(k) if not (p >> j) & 1] for p in pats}
+                       f"{W} AS pysdc_cw FROM pysdc_res", res=combos).localCheckpoint(eager=True)
+    pats = sorted(int(r[0]) for r in base.select("pysdc_pat").distinct().collect())  # at most 2^k rows
+    w_total = float(base.agg(F.coalesce(F.sum("pysdc_cw"), F.lit(0.0))).collect()[0][0])
+    pairs = _wildcard_pairs(pats, k)
     a = float(alpha)
     cols = ["x_n", "x_w", "y_n", "y_w", "z_n", "z_w"]
-    adds = []
+    if pairs:
+        schema = T.StructType([T.StructField("pysdc_to", T.LongType()), T.StructField("pysdc_from", T.LongType()),
+                               T.StructField("pysdc_kind", T.StringType()), T.StructField("pysdc_keep", T.LongType())])
+        # the keys compared: those observed in both patterns (bit j set: key j kept)
+        ptab = F.broadcast(table.spark.createDataFrame([(t, g, kind, full & ~(t | g)) for t, g, kind in pairs],
+                                                       schema))
+        masked = [F.when((F.col("pysdc_keep").bitwiseAND(F.lit(1 << j))) != 0, F.col(key)).alias(f"pysdc_m{j}")
+                  for j, key in enumerate(keys)]
+        ms = [f"pysdc_m{j}" for j in range(k)]
+        to = (base.join(ptab, F.col("pysdc_pat") == F.col("pysdc_to"))
+              .select("pysdc_cid", "pysdc_to", "pysdc_from", "pysdc_kind", *masked))
+        given = (base.join(ptab, F.col("pysdc_pat") == F.col("pysdc_from"))
+                 .select("pysdc_to", "pysdc_from", *masked, "pysdc_cn", "pysdc_cw")
+                 .groupBy("pysdc_to", "pysdc_from", *ms)
+                 .agg(F.sum("pysdc_cn").alias("s_n"), F.sum("pysdc_cw").alias("s_w"))
+                 .select(*[F.col(c).alias("g_" + c) for c in ["pysdc_to", "pysdc_from", *ms]], "s_n", "s_w"))
+        on = [F.col("pysdc_to") == F.col("g_pysdc_to"), F.col("pysdc_from") == F.col("g_pysdc_from")]
+        on += [F.col(m).eqNullSafe(F.col("g_" + m)) for m in ms]  # NULL: a key not compared
+        matched = to.join(given, on).select("pysdc_cid", "pysdc_kind", "s_n", "s_w")
+        kind = F.col("pysdc_kind")
 
-    def add(df, n_col, w_col, kind, scale=1.0):
-        out = df.select("pysdc_cid", *[(F.col(n_col) * F.lit(scale)).alias(c) if c == f"{kind}_n" else
-                                       (F.col(w_col) * F.lit(scale)).alias(c) if c == f"{kind}_w" else
-                                       F.lit(None).cast("double").alias(c) for c in cols])
-        adds.append(out)
+        def part(name, c, scale=None):
+            v = F.col(c) * F.lit(scale) if scale is not None else F.col(c)
+            return F.sum(F.when(kind == name, v)).alias(f"{name}_{c[-1]}")
 
-    def of(p):
-        return base.where(F.col("pysdc_pat") == p)
-
-    def grouped(p, cs):
-        return of(p).groupBy(*cs).agg(F.sum("pysdc_cn").alias("s_n"), F.sum("pysdc_cw").alias("s_w"))
-
-    def total(p):
-        return of(p).agg(F.sum("pysdc_cn").alias("s_n"), F.sum("pysdc_cw").alias("s_w"))
-
-    if k == 1:
-        if 0 in pats and full in pats:
-            add(of(0).select("pysdc_cid").crossJoin(total(full)), "s_n", "s_w", "x", a)
-    else:
-        for p in pats:
-            if p == 0:
-                continue
-            obs = observed[p]
-            if obs and 0 in pats:
-                g = of(p).select(*obs, F.col("pysdc_cn").alias("g_n"), F.col("pysdc_cw").alias("g_w"))
-                add(of(0).select("pysdc_cid", *obs).join(g, obs), "g_n", "g_w", "x", a)
-            if p == full:
-                continue
-            if obs and 0 in pats:
-                add(of(p).select("pysdc_cid", *obs).join(grouped(0, obs), obs), "s_n", "s_w", "z")
-            for r in pats:
-                if r in (0, p):
-                    continue
-                common = [c for c in obs if c in observed[r]]
-                if common:
-                    add(of(p).select("pysdc_cid", *common).join(grouped(r, common), common), "s_n", "s_w", "y")
-                else:
-                    add(of(p).select("pysdc_cid").crossJoin(total(r)), "s_n", "s_w", "y")
-    if adds:
-        d = adds[0]
-        for more in adds[1:]:
-            d = d.unionByName(more)
-        d = d.groupBy("pysdc_cid").agg(*[F.sum(c).alias(c) for c in cols])
+        d = matched.groupBy("pysdc_cid").agg(part("x", "s_n", a), part("x", "s_w", a), part("y", "s_n"),
+                                             part("y", "s_w"), part("z", "s_n"), part("z", "s_w"))
     else:
         d = base.select("pysdc_cid", *[F.lit(None).cast("double").alias(c) for c in cols]).limit(0)
     z = F.lit(0.0)
     pat_col, cn, cw = F.col("pysdc_pat"), F.col("pysdc_cn"), F.col("pysdc_cw")
     fk = (F.when(pat_col == 0, cn + F.coalesce(F.col("x_n"), z)).when(pat_col == full, F.lit(float(n)))
           .otherwise(cn + (F.coalesce(F.col("y_n"), z) * F.lit(a) + F.coalesce(F.col("z_n"), z))))
-    Fk = (F.when(pat_col == 0, cw + F.coalesce(F.col("x_w"), z)).when(pat_col == full, F.lit(float(w_total)))
+    Fk = (F.when(pat_col == 0, cw + F.coalesce(F.col("x_w"), z)).when(pat_col == full, F.lit(w_total))
           .otherwise(cw + (F.coalesce(F.col("y_w"), z) * F.lit(a) + F.coalesce(F.col("z_w"), z))))
-    out = base.join(d, "pysdc_cid", "left").select(*combos.columns, fk.alias("pysdc_fk"), Fk.alias("pysdc_pop_fk"))
-    return out, base
+    out = (base.join(d, "pysdc_cid", "left").select(*combos.columns, fk.alias("pysdc_fk"), Fk.alias("pysdc_pop_fk"))
+           .localCheckpoint(eager=True))
+    return out, None
 
 
 def _household_er_spark(table, keys, hid, res, fast_hier, written=None, missing=False) -> float:

@@ -31,13 +31,6 @@ from pysdc.problem._model import engine_risk_model
 
 pytestmark = pytest.mark.spark  # PySpark and Java 17: skipped with the reason by tests/conftest.py
 
-#: why the missing-key tests are known failures for now
-SPARK_WILDCARDS_COLLECT = (
-    "with missing key values the Spark path collects the key combinations to the driver for now: the wildcard "
-    "joins kept in Spark ran out of the driver's memory on 24,000 records (tests/io/test_one_reader.py); these "
-    "tests forbid collecting")
-
-
 @pytest.fixture(scope="module")
 def spark():
     from pyspark.sql import SparkSession
@@ -160,7 +153,6 @@ def test_cli_spark_keeps_the_combinations_and_writes_the_records(spark, tmp_path
 
 
 @pytest.mark.parametrize("alpha", [1.0, 0.5])
-@pytest.mark.xfail(strict=True, reason=SPARK_WILDCARDS_COLLECT)
 def test_missing_keys_on_spark_stay_in_spark(spark, tmp_path, monkeypatch, alpha):
     """sdcMicro's wildcard rule (a missing key matches every category), pattern by pattern in Spark: the
     numbers of pandas (freq_core), the combinations never collected, no note."""
@@ -210,7 +202,6 @@ def test_keys_that_may_code_alike_still_collect_and_say_so(spark, tmp_path):
 
 
 @pytest.mark.parametrize("keys", [["c"], ["b", "c"]])
-@pytest.mark.xfail(strict=True, reason=SPARK_WILDCARDS_COLLECT)
 def test_missing_keys_unweighted_on_spark_equal_pandas(spark, monkeypatch, keys):
     """The wildcard rule without weights, one key (every complete combination matches every missing record)
     and two: per-record fk, Fk and risk, the global risk and the k-anonymity counts as on pandas."""
