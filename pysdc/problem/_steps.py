@@ -307,6 +307,8 @@ def apply_step(problem, name: str, args: tuple = (), kwargs: dict | None = None)
         raise InvalidParameterError(f"{name}: recoded_as must be one of {list(RECODED_AS)}; got "
                                     f"{options['recoded_as']!r}.")
     current = problem._manip_keys  # the key variables as sdcMicro's manipKeyVars (a recoded key: its labels)
+    if m.python == "top_bot_coding" and isinstance(current[variables[0]].dtype, pd.CategoricalDtype):
+        return _top_bot_coding_on_a_factor(problem, m, given, variables[0], current, options)
     kw = {**given, **_fill(problem, m, current, given)}
     if r.argument:
         kw[r.argument] = variables[0] if r.argument in _SINGLE else variables
@@ -340,6 +342,28 @@ def apply_step(problem, name: str, args: tuple = (), kwargs: dict | None = None)
     if m.python == "global_recode":
         _warn_codes(problem, variables[0], manip[variables[0]], options.get("recoded_as", RECODED_AS[0]))
     return problem._stepped(manip, step)
+
+
+def _top_bot_coding_on_a_factor(problem, m: Method, given: dict, v: str, current: pd.DataFrame, options: dict):
+    """sdcMicro 5.8.0's topBotCoding on an sdcMicroObj whose key variable ``v`` is a factor in manipKeyVars (recoded
+    by globalRecode, or categorical from the start): it compares the factor with ``value`` (R warns "'>' not
+    meaningful for factors" and "invalid factor level, NA generated"), so no value is replaced; the object is the
+    same but for its history (observed: every slot identical but ``prev`` and ``set``). The step is recorded as
+    sdcMicro's, with the data unchanged, and a warning says why (the data.frame method, the native function, stops
+    on a factor)."""
+    op = ">" if given.get("kind", "top") == "top" else "<"
+    recoded = any(s.method == "global_recode" and v in s.variables for s in problem.steps)
+    warnings.warn(
+        f"top_bot_coding: key variable {v!r} is categorical here ("
+        + ("recoded by global_recode into intervals" if recoded else "a factor in sdcMicro's manipKeyVars")
+        + f"), so sdcMicro 5.8.0's topBotCoding on the object replaces nothing: it compares the factor with value "
+        f"(R warns: '{op}' not meaningful for factors; invalid factor level, NA generated) and returns the "
+        "object with the same data and risk. pysdc returns that: the step is recorded, nothing changed. To merge "
+        "the extreme categories use group_and_rename; to top-code the numbers, apply top_bot_coding before "
+        "global_recode.", DegenerateResultWarning, stacklevel=user_stacklevel())
+    step = Step(method=m.python, r=m.r, arguments=dict(given), variables=(), roles=(), remeasured=("risk",),
+                options=options)
+    return problem._stepped(current.copy(deep=False), step)
 
 
 def _numeric_key(problem, v) -> bool:
