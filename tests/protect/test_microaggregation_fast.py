@@ -107,3 +107,56 @@ def test_live_fast_mdav_against_sdcmicro(bridge, monkeypatch, seed):
         ref = bridge.microaggregation(df, aggr=k).mx
         pd.testing.assert_frame_equal(nat.reset_index(drop=True), ref.reset_index(drop=True), check_exact=True,
                                       check_dtype=False)
+
+
+# =============================================================================
+# larger data, where the candidate lists are long and the tree is rebuilt several times (the plain rounds
+# still affordable): ties and near ties of every kind, p = 1 .. 10
+
+
+def _hard(seed: int, n: int, p: int) -> np.ndarray:
+    """Integer-valued, zero-inflated, collinear and duplicated columns and records (ties of single-precision
+    distances everywhere), and near ties (values one unit in the last place apart)."""
+    rng = np.random.default_rng(seed)
+    cols = []
+    for j in range(p):
+        kind = j % 5
+        if kind == 0:
+            cols.append(rng.integers(0, 6, n).astype(float))
+        elif kind == 1:
+            v = np.round(rng.lognormal(2, 1.2, n))
+            v[rng.random(n) < 0.4] = 0.0
+            cols.append(v)
+        elif kind == 2:
+            cols.append(2.0 * cols[0] + 1.0)  # collinear with the first column
+        elif kind == 3:
+            v = np.round(rng.normal(size=n) * 8) / 8
+            near = rng.random(n) < 0.2
+            v[near] = np.nextafter(v[near], np.inf)  # near ties
+            cols.append(v)
+        else:
+            cols.append(rng.normal(size=n))
+    x = np.column_stack(cols)
+    dup = rng.choice(n, n // 10, replace=False)
+    x[dup] = x[rng.choice(n, dup.size)]  # duplicated records
+    return x
+
+
+@pytest.mark.parametrize(("p", "k", "n"), [(1, 3, 10_000), (2, 3, 10_000), (3, 4, 10_000), (4, 3, 10_000),
+                                           (6, 5, 10_000), (10, 3, 10_000), (4, 3, 30_000)])
+def test_fast_equals_plain_rounds_on_hard_data(monkeypatch, p, k, n):
+    x = _hard(p * 7 + k, n, p)
+    v0, g0, _ = _plain(x, k, monkeypatch)
+    v1, g1 = microagg.mdav_fast(x, k)
+    assert np.array_equal(g0, g1)
+    assert np.array_equal(v0, v1)
+
+
+def test_fast_with_records_the_tree_cannot_split(monkeypatch):
+    # a third of the records equal: a k-d tree leaf of thousands of records, cut into pieces in the tables
+    rng = np.random.default_rng(5)
+    x = np.round(rng.normal(size=(6000, 2)), 1)
+    x[rng.random(6000) < 0.35] = [0.5, -0.5]
+    v0, g0, _ = _plain(x, 3, monkeypatch)
+    v1, g1 = microagg.mdav_fast(x, 3)
+    assert np.array_equal(g0, g1) and np.array_equal(v0, v1)
