@@ -154,7 +154,7 @@ def test_cli_spark_keeps_the_combinations_and_writes_the_records(spark, tmp_path
 
 @pytest.mark.parametrize("alpha", [1.0, 0.5])
 def test_missing_keys_on_spark_stay_in_spark(spark, tmp_path, monkeypatch, alpha):
-    """sdcMicro's wildcard rule (a missing key matches every category), pattern by pattern in Spark: the
+    """sdcMicro's wildcard rule (a missing key matches every category), the pairs of patterns matched in Spark: the
     numbers of pandas (freq_core), the combinations never collected, no note."""
     d = _frame(n=900, seed=9)
     d["c"] = d["c"].where(d.index % 50 != 1)  # missing keys in three patterns, one record with all missing
