@@ -67,6 +67,11 @@ def version_note(installed: str | None) -> list:
     return lines + [""]
 
 
+def _count(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1 (``1 known divergence``, ``29 known divergences``)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def markdown(rep: dict) -> str:
     h = rep["corpus"]
     v = rep["versions"]
@@ -108,8 +113,8 @@ def markdown(rep: dict) -> str:
     tot = {k: sum(s.get(k, 0) for s in rep["summary"].values())
            for k in ("cases", "passed", "xfail", "failed", "xpass", "not_run")}
     not_run = f", {tot['not_run']} not run through the bridge (listed below)" if tot["not_run"] else ""
-    lines += ["", f"**Total: {tot['cases']} cases, {tot['passed']} passed, {tot['xfail']} known divergences, "
-              f"{tot['failed'] + tot['xpass']} failed{not_run}.**", ""]
+    lines += ["", f"**Total: {_count(tot['cases'], 'case')}, {tot['passed']} passed, "
+              f"{_count(tot['xfail'], 'known divergence')}, {tot['failed'] + tot['xpass']} failed{not_run}.**", ""]
     lines += ["Worst differences are over passed cases (relative ones where sdcMicro's value is not 0; "
               "\"(atol)\": the worst relative difference is at a value near 0 and within the absolute tolerance). "
               "\"sdcMicro errors\" are cases where sdcMicro stops "
