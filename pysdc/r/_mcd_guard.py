@@ -2,7 +2,8 @@
 
 sdcMicro's ``mvTopCoding``, ``addNoise(method = "outdect")``, ``dRiskRMD`` and ``dUtility(method = "robeigen")``
 call ``robustbase::covMcd``. On data whose variables are collinear up to rounding (fewer than 600 records),
-covMcd's FAST-MCD writes past its arrays (see :mod:`pysdc.core.mcd.exactfit`): R aborts then or later. The
+covMcd's FAST-MCD writes past its arrays (see :mod:`pysdc.core.mcd.exactfit`): R aborts then or later (observed
+with mvTopCoding and outdect; on the scaled data of dRiskRMD and robeigen no case was found, checked all the same). The
 bridge asks :func:`pysdc.core.mcd.r_covmcd_overrun` -- pysdc's replica of robustbase's search on R's stream,
 the check the native functions make -- with the data covMcd would get and R's stream as it stands right before
 the call (after ``set.seed``), and raises its :class:`~pysdc.InvalidParameterError` instead of calling R. Every

@@ -210,7 +210,8 @@ def cov_mcd(
         try:
             return _cov_mcd_rstream(X, rows, h, alpha, nsamp, nmini, kmini, rr, raw_cnp2, method)
         except ExactFitOverrun as exc:  # the same error, naming the collinear variables
-            raise ExactFitOverrun(overrun_message(X, _names(x)), whole_data=exc.whole_data) from None
+            raise ExactFitOverrun(overrun_message(X, _names(x), whole_data=exc.whole_data),
+                                  whole_data=exc.whole_data) from None
 
     # univariate exact fit, checked first as covMcd does: if the h-th smallest absolute deviation
     # from the median of some variable is zero, at least h observations share that variable's

@@ -11,9 +11,10 @@ on the hyperplane within its distance tolerance, FAST-MCD extends its singular i
 record, finds it singular with every record taken, and goes on past the last record. Without the
 split into subdatasets (fewer than ``2 * nmini`` = 600 records) its Fortran then reads and writes
 outside its arrays (valgrind: invalid reads and writes in robustbase's Fortran): R's heap is corrupted,
-and R aborts at once or at a later call (seen in sdcMicro's ``mvTopCoding``, ``addNoise(method =
-"outdect")``, ``dRiskRMD``, ``dUtility(method = "robeigen")``). With subdatasets the subset runs into
-the next subdataset's records, inside its arrays (valgrind is clean; robustbase returns an exact fit).
+and R aborts at once or at a later call (seen in ``covMcd`` itself and in sdcMicro's ``mvTopCoding`` and
+``addNoise(method = "outdect")``; ``dRiskRMD`` and ``dUtility(method = "robeigen")`` call it on ``scale(x)``, where
+robustbase's first check of the whole data already finds the exact fit in every case tried). With subdatasets the subset runs past its
+subdataset's records but stays inside robustbase's work arrays (valgrind is clean; robustbase returns an exact fit).
 
 :class:`ExactFitOverrun` is what pysdc's replica of robustbase's search on R's stream
 (:mod:`.rstream`) raises there; :func:`pysdc.core.mcd.r_covmcd_overrun` runs that search before
@@ -63,14 +64,24 @@ def collinear_relation(x: np.ndarray, names=None) -> str:
     return f"{names[k]} = {rhs} (up to {resid:.2g} of {names[k]}'s standard deviation)"
 
 
-def overrun_message(x: np.ndarray | None = None, names=None, *, caller: str = "covMcd") -> str:
+def overrun_message(x: np.ndarray | None = None, names=None, *, caller: str = "covMcd",
+                    whole_data: bool = True) -> str:
     """The error of :class:`ExactFitOverrun`: the exact fit, the variables, what R would do, the way out."""
     rel = f" ({collinear_relation(x, names)})" if x is not None else ""
     who = "robustbase's covMcd" if caller == "covMcd" else f"{caller}: robustbase's covMcd (which sdcMicro calls here)"
+    fit = (f"The variables are collinear up to rounding{rel}, so the covariance matrix is singular to robustbase's "
+           "tolerance (an exact fit: the records lie on a hyperplane), but fewer than half of the records lie exactly "
+           "on it. ")
+    if not whole_data:
+        return (
+            f"{who} on R's stream (an R seed): these data are an exact fit that pysdc does not reproduce. {fit}"
+            "robustbase's FAST-MCD then extends a singular subset of a subdataset past that subdataset's records "
+            "(inside its work arrays: R returns an exact fit, which pysdc does not replicate). Leave out or combine "
+            "the collinear "
+            "variables, pass a numpy Generator for pysdc's own MCD, or use pysdc.r for sdcMicro's own result."
+        )
     return (
-        f"{who} cannot run on these data: they are an exact fit that it cannot resolve. The variables are "
-        f"collinear up to rounding{rel}, so the covariance matrix is singular to robustbase's tolerance (an exact "
-        "fit: the records lie on a hyperplane), but fewer than half of the records lie exactly on it. "
+        f"{who} cannot run on these data: they are an exact fit that it cannot resolve. {fit}"
         "robustbase's FAST-MCD then extends its singular initial subset past the last record and reads and writes "
         "outside its arrays: R's memory is corrupted and R aborts now or at a later call (where R survives, "
         "sdcMicro's functions stop with 'computationally singular'). Leave out or combine the collinear "

@@ -168,7 +168,7 @@ def _initial_subsets(u, D, nsel, nrep, eps, draw, nhalf, part):
             cur = sorted(cur)
             if len(cur) >= nn:  # every record taken and still singular: robustbase reads past its data here
                 # (whole-data mode: past its arrays, R's heap corrupted; part mode: into the next subdataset)
-                raise ExactFitOverrun(overrun_message(), whole_data=not part)
+                raise ExactFitOverrun(overrun_message(whole_data=not part), whole_data=not part)
             nrand = int(u() * (nn - len(cur))) + 1
             _insert_unselected(cur, nrand)
             mm, cc = _sscp_cov(D, np.array([cur], dtype=np.intp) - 1)
