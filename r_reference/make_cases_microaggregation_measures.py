@@ -5,7 +5,8 @@ weighted mean and median (``weights``), where sdcMicro ignores weights or a meas
 
 ``python3 make_cases_microaggregation_measures.py`` (from ``r_reference/``) writes ``inputs/mw30.*`` (30 records:
 three variables on a 1/8 grid full of ties, one with missing values; weight columns: distinct, all ones, zeros,
-negative, one missing; a stratum factor) and ``cases/microaggregation_measures.json``. Arguments use sdcMicro's
+negative, one missing; a stratum factor), ``inputs/mt200.*`` (integers up to 2^62 beside eighths: long-double
+sums that round) and ``cases/microaggregation_measures.json``. Arguments use sdcMicro's
 names; ``weights`` names a column (the R script passes that column's vector); ``seed`` is R's ``set.seed`` before
 the call. Real data: ``eusilc.csv.gz`` (hy040n, hy050n, eqIncome; weight rb050; strata db040). Outputs:
 ``generate_protect_microaggregation_measures.R``.
@@ -50,6 +51,16 @@ def write_inputs() -> None:
         ("w0", "numeric", w0.tolist()), ("wz", "numeric", wz.tolist()), ("wneg", "numeric", wneg.tolist()),
         ("wna", "numeric", wna), ("s", "factor", s, ["u", "v"]),
     ])
+    # magnitudes 2^62 apart (integers up to 2^62 beside eighths: long-double sums that round), short decimals R
+    # and pandas read alike
+    n = 200
+    cols = []
+    for name in ("x", "y", "z"):
+        big = rng.integers(1, 2 ** 50, n) * 4096
+        small = rng.integers(1, 1024, n) / 8
+        v = np.where(rng.random(n) < 0.5, big.astype(float), small)  # positive: the trimmed middle mixes both
+        cols.append((name, "numeric", v.tolist()))
+    _write("mt200", cols)
 
 
 def case(cid, data, tags, **args):
@@ -82,6 +93,10 @@ def cases() -> list[dict]:
                             measure="trim", trim=t))
         out.append(case(f"mw30:{meth}:trim:strata", m, [meth, "trim", "strata"], variables=ABC, aggr=5,
                         method=meth, measure="trim", trim=0.2, strata_variables=["s"]))
+    out += [case(f"mt200:{meth}:trim{t}:k{k}", "mt200.csv.gz", [meth, "trim", "magnitudes"], variables=["x", "y", "z"],
+                 aggr=k, method=meth, measure="trim", trim=t)
+            for meth, t, k in (("simple", 0.1, 20), ("simple", 0.01, 10), ("single", 0.05, 40), ("pca", 0.2, 25),
+                               ("simple", 0.3, 97))]
     out += [
         case("mw30:simple:trim0", m, ["simple", "trim"], variables=ABC, aggr=4, method="simple", measure="trim",
              trim=0),

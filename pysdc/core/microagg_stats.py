@@ -9,8 +9,9 @@ the long-double sums and which weight goes with which row.
 * ``"mean"``: R's ``colMeans`` (a long-double sum divided by the count; no second pass);
 * ``"median"``: R's ``median`` (the mean of the two middle values: R's ``mean``, two passes);
 * ``"trim"``: R's ``mean(x, trim = trim)`` -- ``floor(n * trim)`` values cut from each end of the group,
-  the rest averaged with R's two-pass long-double mean; ``trim >= 0.5`` is the median and ``trim <= 0``
-  the plain (two-pass) mean;
+  the rest averaged with R's two-pass long-double mean in the order R's partial sort leaves them (Hoare's
+  selection of the two cut positions; the order decides the sum's last bit); ``trim >= 0.5`` is the median
+  and ``trim <= 0`` the plain (two-pass) mean;
 * ``"onestep"``: sdcMicro's one-step clipping: per group and variable the median ``m`` and R's ``mad``
   ``s`` (``1.4826 * median(|x - m|)``); values above ``m + (3 / 1.486) * s`` or below
   ``m - (3 / 1.486) * s`` are set to that limit, then ``colMeans``;
@@ -137,16 +138,123 @@ def _has_na(y: np.ndarray, start: np.ndarray) -> np.ndarray:
     return np.add.reduceat(np.isnan(y), start) > 0 if y.size else np.zeros(0, dtype=bool)
 
 
+def _select_rows(a: np.ndarray, lo: np.ndarray, hi: np.ndarray, k: np.ndarray) -> None:
+    """Hoare's selection (FIND, with Wirth's partition: scan up while below the pivot, down while above, swap)
+    of position ``k`` within ``a[r, lo:hi + 1]`` for every row r at once, in place: the order in which R's
+    partial sort (``sort(x, partial = ...)``) leaves the values. The rows run in lockstep; the loops run
+    over the scan steps of the rows, not over rows.
+    """
+    rows = np.arange(a.shape[0])
+    last = a.shape[1] - 1
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        act = np.flatnonzero(lo < hi)
+        if not act.size:
+            return
+        r, kk = rows[act], k[act]
+        v = a[r, kk]
+        i, j = lo[act].copy(), hi[act].copy()
+        while True:
+            m = i <= j
+            if not m.any():
+                break
+            while True:
+                up = m & (a[r, np.minimum(i, last)] < v)
+                if not up.any():
+                    break
+                i[up] += 1
+            while True:
+                down = m & (v < a[r, np.maximum(j, 0)])
+                if not down.any():
+                    break
+                j[down] -= 1
+            sw = m & (i <= j)
+            rs, isw, jsw = r[sw], i[sw], j[sw]
+            t = a[rs, isw]
+            a[rs, isw] = a[rs, jsw]
+            a[rs, jsw] = t
+            i[sw] += 1
+            j[sw] -= 1
+        lo[act] = np.where(j < kk, i, lo[act])
+        hi[act] = np.where(kk < i, j, hi[act])
+
+
+def _select_one(a: np.ndarray, lo: int, hi: int, k: int) -> None:
+    """:func:`_select_rows` for one long row, a partition pass at a time: in a pass over ``a[lo:hi + 1]``
+    with pivot ``v``, the t-th position from the left holding a value >= v is swapped with the t-th from the
+    right holding a value <= v while the former is not after the latter; the scans then stop where the
+    sequential ones stop (before the swapped positions)."""
+    while lo < hi:
+        v = a[k]
+        seg = a[lo:hi + 1]
+        p = lo + np.flatnonzero(seg >= v)
+        q = lo + np.flatnonzero(seg <= v)[::-1]
+        m = min(p.size, q.size)
+        t = int(np.count_nonzero(p[:m] <= q[:m]))
+        if t:
+            pi, qi = p[:t], q[:t]
+            a[pi], a[qi] = a[qi], a[pi].copy()
+            i, j = int(pi[-1]) + 1, int(qi[-1]) - 1
+            if i <= j:  # the scans go on and stop without a swap
+                i = min(int(p[t]) if t < p.size else hi + 1, int(qi[-1]))
+                j = max(int(q[t]) if t < q.size else lo - 1, int(pi[-1]))
+        else:
+            i, j = int(p[0]), int(q[0])
+        if j < k:
+            lo = i
+        if k < i:
+            hi = j
+
+
+def _psorted_middle(y: np.ndarray, start: np.ndarray, sizes: np.ndarray, cut: np.ndarray) -> np.ndarray:
+    """Each segment as R's ``sort.int(x, partial = unique(c(lo, hi)))`` leaves it (``lo = cut + 1``,
+    ``hi = n - cut``): a selection of position ``lo`` over the segment, then of ``hi`` over the positions
+    after ``lo``. Segments are grouped by their size's power of two, each group a padded matrix."""
+    out = y.copy()
+    width = np.left_shift(1, np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64))
+    for w in np.unique(width):
+        sel = np.flatnonzero(width == w)
+        cols = np.arange(int(w))
+        mask = cols[None, :] < sizes[sel][:, None]
+        idx = (start[sel][:, None] + cols[None, :])[mask]
+        m = np.full((sel.size, int(w)), np.inf)
+        m[mask] = y[idx]
+        n, c = sizes[sel], cut[sel]
+        if sel.size * 16 <= w:  # few long segments: each by whole partition passes
+            for r in range(sel.size):
+                row = m[r]
+                _select_one(row, 0, int(n[r]) - 1, int(c[r]))
+                if n[r] - 1 - c[r] > c[r]:
+                    _select_one(row, int(c[r]) + 1, int(n[r]) - 1, int(n[r] - 1 - c[r]))
+            out[idx] = m[mask]
+            continue
+        zero = np.zeros(sel.size, dtype=np.int64)
+        _select_rows(m, zero, n - 1, c)  # lo (0-based c) over the whole segment
+        two = n - 1 - c > c  # hi differs from lo: then hi (0-based n - 1 - c) over the positions after lo
+        if two.any():
+            t = np.flatnonzero(two)
+            sub = m[t]
+            _select_rows(sub, c[t] + 1, n[t] - 1, n[t] - 1 - c[t])
+            m[t] = sub
+        out[idx] = m[mask]
+    return out
+
+
 def _trim(y: np.ndarray, start: np.ndarray, sizes: np.ndarray, trim: float) -> np.ndarray:
-    ys = _sorted_within(y, start, sizes)
     if trim >= 0.5:
-        return _median(ys, start, sizes)
-    if trim > 0:
+        return _median(_sorted_within(y, start, sizes), start, sizes)
+    has_na = _has_na(y, start)
+    if trim > 0:  # R: the values lo..hi of a partial sort, averaged in the order it leaves them
         cut = np.floor(sizes * trim).astype(np.int64)
-        stat = _r_mean(ys, start + cut, sizes - 2 * cut)
+        ok = ~has_na
+        stat = np.full(start.size, np.nan)
+        if ok.any():
+            yy = np.where(np.isnan(y), 0.0, y)
+            ys = _psorted_middle(yy, start[ok], sizes[ok], cut[ok])
+            stat[ok] = _r_mean(ys, start[ok] + cut[ok], sizes[ok] - 2 * cut[ok])
     else:
         stat = _r_mean(y, start, sizes)
-    return np.where(_has_na(y, start), np.nan, stat)
+    return np.where(has_na, np.nan, stat)
 
 
 def _weighted_mean(y: np.ndarray, w: np.ndarray, start: np.ndarray, sizes: np.ndarray) -> np.ndarray:
