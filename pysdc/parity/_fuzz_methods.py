@@ -153,7 +153,15 @@ def method_variants(ds: FuzzData, rng: np.random.Generator) -> list:
         args["varsort"] = int(rng.integers(1, len(args["variables"]) + 1))
     if strata and rng.random() < 0.4:
         args["strata_variables"] = [pick(strata)]
-    out.append(("microaggregation", meth + ("+strata" if "strata_variables" in args else ""), args, data))
+    side = np.random.default_rng([seed, 28])  # measures and weights: drawn aside, the main stream unchanged
+    if meth != "mdav" and side.random() < 0.5:
+        args["measure"] = str(side.choice(["trim", "onestep", "median", "mean"]))
+        if args["measure"] == "trim":
+            args["trim"] = float(side.choice([0.05, 0.1, 0.25, 0.5]))
+    if "w" in data.columns and side.random() < 0.4:
+        args["weights"] = "w"
+    out.append(("microaggregation", meth + ("+strata" if "strata_variables" in args else "")
+                + ("+weights" if "weights" in args else ""), args, data))
     args = {"variables": pick(nums, int(rng.integers(1, len(nums) + 1))), "aggr": int(rng.integers(2, 6))}
     if rng.random() < 0.3:
         args["measure"] = "median"
