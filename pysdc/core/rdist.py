@@ -71,6 +71,25 @@ def _horner_into(coef, r: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
+def _pair(num, den) -> list[np.ndarray]:
+    """The coefficients of two polynomials as (2, 1) columns, highest degree first."""
+    return [np.array([[a], [b]]) for a, b in zip(num[::-1], den[::-1])]
+
+
+_AB, _CD, _EF = _pair(_A, _B), _pair(_C, _D), _pair(_E, _F)
+
+
+def _horner_pair_into(pair, r: np.ndarray, acc: np.ndarray) -> np.ndarray:
+    """Two polynomials of the same ``r`` at once into ``acc`` (shape (2, r.size)): row by row the same
+    operations in the same order as :func:`_horner`, with half as many NumPy calls."""
+    np.multiply(r, pair[0], out=acc)
+    acc += pair[1]
+    for c in pair[2:]:
+        acc *= r
+        acc += c
+    return acc
+
+
 #: the probe set on which scipy.special.xlogy(1, y) must equal the C library's log (math.log) bit for bit
 #: before the tails use it: the values R's tails meet, (0, 0.075], plus powers of two, subnormals, neighbours
 def _log_probe() -> np.ndarray:
@@ -115,9 +134,9 @@ def _qnorm_tail(pt: np.ndarray, qt: np.ndarray) -> np.ndarray:
     np.sqrt(r, out=r)
     near = r <= 5.0
     if near.all():  # r > 5 means p < exp(-25): rare
-        rn = r - 1.6
-        val = _horner_into(_C, rn, np.empty_like(rn))
-        val /= _horner_into(_D, rn, r)
+        r -= 1.6
+        nd = _horner_pair_into(_CD, r, np.empty((2, r.size)))
+        val = np.divide(nd[0], nd[1], out=r)
     else:
         val = np.empty_like(r)
         rn = r[near] - 1.6
@@ -130,23 +149,20 @@ def _qnorm_tail(pt: np.ndarray, qt: np.ndarray) -> np.ndarray:
     return val
 
 
-def _qnorm_open_into(p: np.ndarray, out: np.ndarray, buf: np.ndarray) -> None:
-    """AS 241 of p (1-d, strictly inside (0, 1)) into ``out``; ``buf``: scratch of shape (3, >= p.size).
-
-    The central rational function is evaluated for every value in place (no gather/scatter of the 85 %
-    central values), then the values with ``|p - 0.5| > 0.425`` are overwritten by the tail formula.
+def _qnorm_central_into(p: np.ndarray, out: np.ndarray, buf: np.ndarray) -> np.ndarray:
+    """AS 241's central rational function of every p (1-d, strictly inside (0, 1)) into ``out``, in place
+    (no gather/scatter of the 85 % central values); returns the positions with ``|p - 0.5| > 0.425``,
+    whose values the caller replaces by :func:`_qnorm_tail`. ``buf``: scratch of shape (4, >= p.size).
     The caller silences floating-point warnings (the tails' central values are discarded)."""
     m = p.size
     q = np.subtract(p, 0.5, out=buf[0, :m])
     r = np.multiply(q, q, out=buf[1, :m])
     np.subtract(0.180625, r, out=r)
-    _horner_into(_A, r, out)
-    out *= q
-    out /= _horner_into(_B, r, buf[2, :m])
+    nd = _horner_pair_into(_AB, r, buf[2:4, :m])
+    np.multiply(q, nd[0], out=out)
+    out /= nd[1]
     np.abs(q, out=r)
-    ti = np.flatnonzero(r > 0.425)
-    if ti.size:
-        out[ti] = _qnorm_tail(p[ti], q[ti])
+    return np.flatnonzero(r > 0.425)
 
 
 #: values per block of AS 241 and of the stream's words: the temporaries stay in the cache and in the
@@ -154,13 +170,24 @@ def _qnorm_open_into(p: np.ndarray, out: np.ndarray, buf: np.ndarray) -> None:
 _CHUNK = 32768
 
 
+def _qnorm_blocks(blocks, out: np.ndarray, width: int) -> None:
+    """AS 241 of consecutive blocks of p (each at most ``width`` long) into ``out``, block by block: the
+    tails' temporaries stay small (a few thousand values), so the allocator reuses their memory."""
+    buf = np.empty((4, width))
+    s = 0
+    with np.errstate(all="ignore"):
+        for p in blocks:
+            o = out[s:s + p.size]
+            ti = _qnorm_central_into(p, o, buf)
+            if ti.size:
+                o[ti] = _qnorm_tail(p[ti], buf[0, ti])  # buf[0] holds q = p - 0.5
+            s += p.size
+
+
 def _qnorm_open(p: np.ndarray) -> np.ndarray:
     """AS 241 on a 1-d array of p strictly inside (0, 1), block by block."""
     out = np.empty(p.size)
-    buf = np.empty((3, min(p.size, _CHUNK)))
-    with np.errstate(all="ignore"):
-        for s in range(0, p.size, _CHUNK):
-            _qnorm_open_into(p[s:s + _CHUNK], out[s:s + _CHUNK], buf)
+    _qnorm_blocks((p[s:s + _CHUNK] for s in range(0, p.size, _CHUNK)), out, min(p.size, _CHUNK))
     return out
 
 
@@ -191,15 +218,15 @@ def norm_rand(rng: RRandom, n: int) -> np.ndarray:
     if n <= 0:
         return np.zeros(0)
     out = np.empty(n)
-    buf = np.empty((4, min(n, _CHUNK)))
-    s = 0
-    with np.errstate(all="ignore"):
-        # (floor(BIG * u1) + u2) / BIG from each pair of words, block by block; inside (0, 1): u2 > 0 and
-        # floor(2^27 u1) + u2 < 2^27
+    width = min(n, _CHUNK)
+    ubuf = np.empty((2, width))
+
+    def uniforms():  # (floor(BIG * u1) + u2) / BIG from each pair of words, block by block (in (0, 1])
         for w in rng.word_chunks(2 * n, 2 * _CHUNK):
-            v = inversion_uniforms(w, out=buf[3], scratch=buf[0])
-            _qnorm_open_into(v, out[s:s + v.size], buf)
-            s += v.size
+            v = inversion_uniforms(w, out=ubuf[0], scratch=ubuf[1])
+            yield v
+
+    _qnorm_blocks(uniforms(), out, width)
     return out
 
 

@@ -190,9 +190,10 @@ def add_noise(data, variables=None, noise: float = 150, method: str = "additive"
         xm = _k.romm(x, p, rr)
     else:  # outdect
         xm = _k.outdect(x, noise, rr)
-    out = pd.DataFrame(xm, columns=variables, index=data.index)
+    out = pd.DataFrame(xm, columns=variables, index=data.index, copy=False)  # xm is new: no second copy
     nan = float("nan")
     return AddNoiseResult(
-        x=data[variables].copy(), xm=out, method=f"addNoise: {method}",
+        # a list of columns selects a copy (copy-on-write in pandas 3): no second copy
+        x=data[variables], xm=out, method=f"addNoise: {method}",
         noise=nan if method in ("ROMM", "correlated2") else float(noise),
         p=float(p) if method == "ROMM" else nan, delta=float(delta) if method == "correlated2" else nan)
