@@ -1,5 +1,5 @@
-"""Case lists of sdcMicro's clustering ``microaggregation`` methods ``clustpca``, ``influence`` and ``clustpppca``
-(clusters from cluster::clara and cluster::pam), and of ``pppca`` (issue 28, family 3).
+"""Case lists of sdcMicro's clustering ``microaggregation`` methods ``clustpca``, ``influence``, ``clustpppca`` and
+``clustmcdpca`` (clusters from cluster::clara and cluster::pam), and of ``pppca`` and ``mcdpca`` (issue 28, family 3).
 
 ``python3 make_cases_microaggregation_clust.py`` (from ``r_reference/``) writes the hand-made inputs
 ``inputs/mc200.*`` (200 records: two variables on a small integer grid -- many identical records and tied
@@ -142,10 +142,61 @@ def pppca_cases() -> list[dict]:
     return out
 
 
+def mcd_cases() -> list[dict]:
+    """mcdpca and clustmcdpca: MASS's cov.mcd draws its subsets from R's stream (``seed``: set.seed) when there are
+    5000 subsets of p + 1 records or more, and takes them all in order otherwise."""
+    m40, m60, m200, m70, m24, eu = ("ma40.csv.gz", "ma60.csv.gz", "mc200.csv.gz", "mc70.csv.gz", "mc24.csv.gz",
+                                    "eusilc.csv.gz")
+    t = ["mcdpca", "seeded"]
+    out = [case(f"ma60:mcdpca:k{k}:seed{sd}", m60, t, variables=X4, aggr=k, method="mcdpca", seed=sd)
+           for k, sd in ((2, 1), (3, 1), (3, 7), (5, 2))]
+    out += [
+        case("ma60:mcdpca:3vars", m60, t, variables=["x1", "x2", "x3"], aggr=3, method="mcdpca", seed=3),
+        case("ma60:mcdpca:strata", m60, t + ["strata"], variables=X4, aggr=3, method="mcdpca", seed=4,
+             strata_variables=["st"]),
+        case("mc70:mcdpca:median", m70, t + ["median"], variables=PQR, aggr=4, method="mcdpca", seed=5,
+             measure="median"),
+        case("ma40:mcdpca:strata-exact", m40, ["mcdpca", "strata", "ties", "exact-subsets"], variables=ABC, aggr=3,
+             method="mcdpca", strata_variables=["t"]),
+        case("ma40:mcdpca:k3", m40, t + ["ties"], variables=ABC, aggr=3, method="mcdpca", seed=6),
+        case("mc24:mcdpca:iqr0", m24, t + ["error"], variables=HIJ, aggr=2, method="mcdpca", seed=1),
+        case("mc200:mcdpca:strata", m200, t + ["ties", "strata"], variables=ABC, aggr=3, method="mcdpca", seed=8,
+             strata_variables=["g"]),
+        case("eusilc:mcdpca:strata", eu, t + ["real", "strata"], variables=EU, aggr=3, method="mcdpca", seed=9,
+             strata_variables=["db040"]),
+        case("eusilc:mcdpca:age", eu, t + ["real", "strata"], variables=["age", "eqIncome"], aggr=3, method="mcdpca",
+             seed=10, strata_variables=["db040"]),
+    ]
+    t = ["clustmcdpca", "seeded"]
+    out += [case(f"ma60:clustmcdpca:nc{nc}", m60, t + ["clara"], variables=X4, aggr=3, method="clustmcdpca", nc=nc,
+                 seed=nc) for nc in (2, 3, 4, 8)]
+    out += [
+        case("ma60:clustmcdpca:pam", m60, t + ["pam"], variables=X4, aggr=3, method="clustmcdpca", nc=3,
+             clustermethod="pam", seed=11),
+        case("ma60:clustmcdpca:strata", m60, t + ["clara", "strata"], variables=X4, aggr=2, method="clustmcdpca",
+             nc=2, strata_variables=["st"], seed=12),
+        case("mc70:clustmcdpca:nc3", m70, t + ["clara"], variables=PQR, aggr=3, method="clustmcdpca", nc=3, seed=13),
+        case("mc70:clustmcdpca:trim", m70, t + ["clara", "trim"], variables=PQR, aggr=5, method="clustmcdpca", nc=2,
+             measure="trim", trim=0.2, seed=14),
+        case("mc200:clustmcdpca:nc2", m200, t + ["clara", "ties"], variables=ABC, aggr=3, method="clustmcdpca",
+             nc=2, seed=15),
+        case("ma40:clustmcdpca:nc2", m40, t + ["clara", "ties"], variables=ABC, aggr=3, method="clustmcdpca", nc=2,
+             seed=16),
+        case("mc24:clustmcdpca:cmeans", m24, t + ["error"], variables=HIJ, aggr=3, method="clustmcdpca", nc=3,
+             clustermethod="cmeans"),
+        case("eusilc:clustmcdpca:nc4", eu, t + ["real", "clara"], variables=EU, aggr=3, method="clustmcdpca", nc=4,
+             seed=17),
+        case("eusilc:clustmcdpca:age", eu, t + ["real", "clara"], variables=["age", "eqIncome"], aggr=3,
+             method="clustmcdpca", nc=5, seed=18),
+    ]
+    return out
+
+
 def main() -> None:
     write_inputs()
     (HERE / "cases").mkdir(exist_ok=True)
-    cs = method_cases("clustpca") + method_cases("influence") + method_cases("clustpppca") + pppca_cases()
+    cs = (method_cases("clustpca") + method_cases("influence") + method_cases("clustpppca") + pppca_cases()
+          + mcd_cases())
     (HERE / "cases" / f"{F}.json").write_text(json.dumps({"cases": cs}, indent=1, sort_keys=True) + "\n",
                                               encoding="utf-8")
 

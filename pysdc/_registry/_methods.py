@@ -711,9 +711,10 @@ METHODS: tuple[Method, ...] = (
               "(complete data; random_state=s: R's set.seed(s) before covMcd), one variable through mafast; "
               "ignored with a warning as sdcMicro ignores them silently: measure and weights by mdav and rmd, "
               "weights by trim, onestep and one variable. "
-              "clustpca, clustpppca and influence: clusters from cluster::clara (its own sampling generator) or pam, "
-              "complete data (transf is computed by sdcMicro but never used); pppca: sdcMicro's projection-pursuit "
-              "prcompRob. kmeans/bclust clustering, mcdpca and clustmcdpca (MASS cov.mcd) through the bridge only. "
+              "clustpca, clustpppca, clustmcdpca and influence: clusters from cluster::clara (its own sampling "
+              "generator) or pam, complete data (transf is computed by sdcMicro but never used); pppca: sdcMicro's "
+              "projection-pursuit prcompRob; mcdpca/clustmcdpca: MASS's cov.mcd (random_state=s: R's set.seed(s)). "
+              "kmeans/bclust clustering through the bridge only. "
               "The returned list (x, mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
         to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
         run_case=_run_microaggregation, compare_case=_compare_microaggregation,

@@ -13,7 +13,8 @@ What sdcMicro 5.8.0 does per stratum (observed by running it; pinned by
      stable), any other by its first principal-component scores of ``princomp(scale(x))`` computed on that
      cluster alone (:func:`pysdc.core.microagg_pca.pca_scores`; stable);
    * ``clustpppca``: the same, with the scores of sdcMicro's robust ``prcompRob(x, 1)`` (projection pursuit,
-     :func:`pysdc.core.microagg_pppca.ppca_scores`) instead of ``princomp``;
+     :func:`pysdc.core.microagg_pppca.ppca_scores`) instead of ``princomp``; ``clustmcdpca`` with the scores of
+     ``princomp`` on MASS's ``cov.mcd`` (:func:`pysdc.core.mass_mcd.mcd_pca_scores`; R's stream);
    * ``influence``: by the variable on which the cluster's medoid has its largest value (stable); two
      variables sharing that largest value stop sdcMicro (an R replacement-length error);
 
@@ -28,6 +29,7 @@ import numpy as np
 from .clara import clara, pam
 from .microagg import fixed_groups
 from .microagg_pca import pca_scores
+from .mass_mcd import mcd_pca_scores
 from .microagg_pppca import ppca_scores
 
 __all__ = ["CLUSTER_METHODS", "cluster_of", "clust_order", "medoid_ties"]
@@ -49,7 +51,7 @@ def medoid_ties(x: np.ndarray, medoids: np.ndarray) -> np.ndarray:
 
 
 def clust_order(x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, method: str,
-                varsort: int = 1) -> np.ndarray:
+                varsort: int = 1, rng=None) -> np.ndarray:
     """The records (0-based) in sdcMicro's order: cluster after cluster, each ordered as ``method`` does."""
     nc = medoids.size
     parts = []
@@ -61,6 +63,8 @@ def clust_order(x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, meth
             key = x[w, varsort - 1]
         elif method == "clustpppca":
             key = ppca_scores(x[w], 1)
+        elif method == "clustmcdpca":
+            key = mcd_pca_scores(x[w], rng)
         else:
             key = pca_scores(x[w])
         parts.append(w[np.argsort(key, kind="stable")])

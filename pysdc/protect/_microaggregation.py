@@ -4,10 +4,10 @@ Native methods of ``microaggregation``: ``mdav`` (the default; sdcMicro's MDAV w
 single-precision distances and its tie rule, see :mod:`pysdc.core.microagg`), and the sorting
 methods ``simple``, ``single``, ``onedims``, ``pca`` and ``rmd`` (complete data, seeded by ``random_state``; see
 :mod:`pysdc.protect._microaggregation_more`); one variable goes through ``mafast``, as in sdcMicro.
-The clustering methods ``clustpca``, ``clustpppca`` and ``influence`` (clusters from ``cluster::clara`` or
-``pam``) and ``pppca`` (sdcMicro's projection-pursuit ``prcompRob``; see
-:mod:`pysdc.protect._microaggregation_clust`) are native too. ``mcdpca`` and ``clustmcdpca`` (MASS's
-``cov.mcd``) are refused natively with the pointer to :mod:`pysdc.r`.
+The clustering methods ``clustpca``, ``clustpppca``, ``clustmcdpca`` and ``influence`` (clusters from
+``cluster::clara`` or ``pam``), ``pppca`` (sdcMicro's projection-pursuit ``prcompRob``) and ``mcdpca``
+(MASS's ``cov.mcd``, on R's stream seeded by ``random_state``) are native too; see
+:mod:`pysdc.protect._microaggregation_clust`. Every method of sdcMicro 5.8.0 is native.
 
 Every measure (``mean``, ``median``, ``trim``, ``onestep``) and sampling weights (the weighted mean and
 median) are native for the sorting and clustering methods (:mod:`pysdc.core.microagg_stats`). sdcMicro 5.8.0
@@ -316,15 +316,15 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
     method : str
         ``"mdav"`` (default), ``"simple"`` (groups in record order), ``"single"`` (sorted by the
         ``varsort``-th variable), ``"onedims"`` (individual ranking) natively, and ``"rmd"``, ``"pca"``,
-        ``"pppca"``, ``"clustpca"``, ``"clustpppca"`` and ``"influence"`` (clusters from ``clara`` or
-        ``pam``); ``"mcdpca"`` and ``"clustmcdpca"`` through :func:`pysdc.r.microaggregation` only.
+        ``"pppca"``, ``"mcdpca"``, ``"clustpca"``, ``"clustpppca"``, ``"clustmcdpca"`` and ``"influence"``
+        (clusters from ``clara`` or ``pam``).
     weights : str or array-like, optional
         Sampling weights: a column of ``data`` or one number per record. The sorting and clustering
         methods then take the weighted mean (R's ``weighted.mean``) or sdcMicro's weighted median for
         ``measure`` ``"mean"``/``"median"``. ``mdav``, ``rmd``, ``trim``, ``onestep`` and one variable ignore
         them (as sdcMicro; pysdc warns).
     nc, clustermethod, transf : int, str, str
-        For ``clustpca``, ``clustpppca`` and ``influence``: the number of clusters and the cluster analysis,
+        For the ``clust*`` methods and ``influence``: the number of clusters and the cluster analysis,
         ``"clara"`` (sdcMicro's default) or ``"pam"`` natively (``"kmeans"`` and ``"bclust"`` through the bridge only;
         ``"cmeans"`` always stops sdcMicro). sdcMicro computes ``transf`` but clusters the untransformed
         data: it changes nothing but its errors (``"boxcox"`` on values <= 0) and warnings.
@@ -336,10 +336,11 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         For ``measure="trim"``: the fraction cut from each end of a group.
     varsort : int
         1-based position in ``variables`` of the sorting variable of ``method="single"`` (and of the
-        ``clustpca``/``clustpppca`` clusters with fewer records than variables).
+        ``clustpca``/``clustpppca``/``clustmcdpca`` clusters with fewer records than variables).
     random_state : int, optional
-        For ``method="rmd"``: an int ``s`` is R's ``set.seed(s)`` before sdcMicro's call (robustbase's
-        ``covMcd`` draws its subsets from R's stream); None: pysdc's own generator (not sdcMicro's draws).
+        For ``method="rmd"``, ``"mcdpca"`` and ``"clustmcdpca"``: an int ``s`` is R's ``set.seed(s)`` before
+        sdcMicro's call (robustbase's ``covMcd`` and MASS's ``cov.mcd`` draw their subsets from R's stream);
+        None: pysdc's own generator (not sdcMicro's draws).
     weights_by : {"sdcmicro", "record"}
         Which weight a record gets: ``"sdcmicro"`` (default) as sdcMicro 5.8.0, the i-th weight of the data
         for the i-th record of its stratum in the method's sorted order (pysdc warns where that is not the
@@ -427,7 +428,7 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
     flag: list = []
     note: list = []
     if method in CLUST_METHODS:
-        run = clust_runner(method, aggr, measure, trim, nc, clustermethod, transf, varsort)
+        run = clust_runner(method, aggr, measure, trim, nc, clustermethod, transf, varsort, random_state)
     else:
         run = more_runner(method, aggr, measure, trim, random_state) if method in MORE_METHODS else _method(
             method, aggr, measure, trim, varsort, flag, note)

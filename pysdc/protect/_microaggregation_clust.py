@@ -1,9 +1,11 @@
-"""The per-stratum runners of sdcMicro's clustering microaggregation methods ``clustpca``, ``clustpppca`` and
-``influence``, and of ``pppca`` (issue 28, family 3), called by :func:`pysdc.protect.microaggregation`.
+"""The per-stratum runners of sdcMicro's clustering microaggregation methods ``clustpca``, ``clustpppca``,
+``clustmcdpca`` and ``influence``, and of ``pppca`` and ``mcdpca`` (issue 28, family 3), called by
+:func:`pysdc.protect.microaggregation`.
 
 The clusters come from ``cluster::clara`` or ``cluster::pam`` (:mod:`pysdc.core.clara`), the orderings from
-:mod:`pysdc.core.microagg_clust` (sdcMicro's robust ``prcompRob``: :mod:`pysdc.core.microagg_pppca`), the
-group statistics (every measure, sampling weights) from :mod:`pysdc.core.microagg_stats`. The checks stop where sdcMicro 5.8.0 stops; the clustermethods ``kmeans`` and
+:mod:`pysdc.core.microagg_clust` (sdcMicro's robust ``prcompRob``: :mod:`pysdc.core.microagg_pppca`; MASS's
+``cov.mcd``: :mod:`pysdc.core.mass_mcd`), the group statistics (every measure, sampling weights) from
+:mod:`pysdc.core.microagg_stats`. The checks stop where sdcMicro 5.8.0 stops; the clustermethods ``kmeans`` and
 ``bclust`` (R's random stream and Fortran/e1071 routines) run only through :mod:`pysdc.r`.
 """
 
@@ -18,13 +20,15 @@ from .._errors import CoercionWarning, InvalidParameterError
 from .._validation import user_stacklevel
 from ..core.microagg import fixed_groups
 from ..core.microagg_clust import CLUSTER_METHODS, clust_order, cluster_of, medoid_ties
+from ..core.mass_mcd import MCDError, mcd_pca_scores
 from ..core.microagg_pppca import ZeroDirection, ppca_scores
+from ..core.rrandom import RRandom
 from ..core.microagg_stats import aggregate
 
 __all__ = ["CLUST_METHODS", "clust_runner"]
 
 #: the methods of this module
-CLUST_METHODS = ("clustpca", "influence", "clustpppca", "pppca")
+CLUST_METHODS = ("clustpca", "influence", "clustpppca", "pppca", "clustmcdpca", "mcdpca")
 
 
 def _check_args(method: str, clustermethod: str, transf: str, measure: str, trim) -> None:
@@ -87,13 +91,36 @@ def _check_clusters(method: str, x: np.ndarray, clustering: np.ndarray, medoids:
                 "'x' must contain finite values only).")
 
 
+def _rng(random_state):
+    """R's stream for MASS's cov.mcd: an int is R's ``set.seed``; None: a stream seeded by NumPy (not sdcMicro's)."""
+    if random_state is None:
+        return RRandom(int(np.random.default_rng().integers(0, 2**31 - 1)))
+    if isinstance(random_state, RRandom):
+        return random_state
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
+        raise InvalidParameterError(
+            f"microaggregation: random_state must be None or an int (R's set.seed); got {random_state!r}.")
+    return RRandom(int(random_state))
+
+
 def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clustermethod: str, transf: str,
-                 varsort: int):
-    """The per-stratum function ``x -> (values, groups)`` of ``method`` (``per_column`` False)."""
-    if method == "pppca":
+                 varsort: int, random_state=None):
+    """The per-stratum function ``x -> (values, groups)`` of ``method`` (``per_column`` False).
+
+    ``random_state`` (mcdpca, clustmcdpca): an int is R's ``set.seed`` before the call; one R stream runs
+    through the strata and clusters (MASS's cov.mcd draws from it when there are 5000 subsets or more)."""
+    if method in ("pppca", "mcdpca"):
         _check_args(method, "clara", "none", measure, trim)
     else:
         _check_args(method, clustermethod, transf, measure, trim)
+    rng = _rng(random_state) if method in ("mcdpca", "clustmcdpca") else None
+
+    def _mcdpca_order(x):
+        if np.isnan(x).any():
+            raise InvalidParameterError(
+                "microaggregation(method='mcdpca'): the variables have missing values; MASS's cov.mcd stops "
+                "('missing or infinite values are not allowed').")
+        return np.argsort(mcd_pca_scores(x, rng), kind="stable")
 
     def _pppca_order(x):
         if np.isnan(x).any():
@@ -111,11 +138,15 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
                 "untransformed data), so the result is sdcMicro's.", CoercionWarning, stacklevel=user_stacklevel())
         clustering, medoids = cluster_of(x, nc, clustermethod)
         _check_clusters(method, x, clustering, medoids, varsort)
-        return clust_order(x, clustering, medoids, method, varsort)
+        return clust_order(x, clustering, medoids, method, varsort, rng)
 
     def run(x, weights_for=None):
         try:
-            order = _pppca_order(x) if method == "pppca" else _clust_order(x)
+            order = {"pppca": _pppca_order, "mcdpca": _mcdpca_order}.get(method, _clust_order)(x)
+        except MCDError as exc:
+            raise InvalidParameterError(
+                f"microaggregation(method={method!r}): MASS's cov.mcd stops on a "
+                f"{'stratum' if method == 'mcdpca' else 'cluster'}, and sdcMicro with it: {exc}.") from None
         except ZeroDirection as exc:
             raise InvalidParameterError(
                 f"microaggregation(method={method!r}): record {int(exc.args[0]) + 1} of a "

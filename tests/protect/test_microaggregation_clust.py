@@ -1,5 +1,5 @@
-"""Microaggregation with the clustering methods clustpca, influence, clustpppca, and pppca (issue 28, family 3)
-against sdcMicro 5.8.0.
+"""Microaggregation with the clustering methods clustpca, influence, clustpppca, clustmcdpca, and with pppca and
+mcdpca (issue 28, family 3) against sdcMicro 5.8.0.
 
 Stored parity: every case of r_reference/outputs/microaggregation_clust.json (written by
 r_reference/generate_protect_microaggregation_clust.R from make_cases_microaggregation_clust.py) runs through the
@@ -44,16 +44,17 @@ def test_stored_parity(rname, case):
 
 def test_corpus_covers_the_brief():
     tags = set().union(*(_tags(c) for c in CASES))
-    assert {"clustpca", "influence", "clustpppca", "pppca", "clara", "pam", "ties", "strata", "median", "trim",
-            "transf", "error", "real", "large-sample", "full-sample"} <= tags
-    for method in ("clustpca", "influence", "clustpppca", "pppca"):
+    assert {"clustpca", "influence", "clustpppca", "pppca", "clustmcdpca", "mcdpca", "clara", "pam", "ties",
+            "strata", "median", "trim", "transf", "error", "real", "large-sample", "full-sample", "seeded",
+            "exact-subsets", "weights"} <= tags
+    for method in ("clustpca", "influence", "clustpppca", "pppca", "mcdpca"):
         assert sum("error" not in _tags(c) for c in CASES if method in _tags(c)) >= 12, method
+    assert sum("error" not in _tags(c) for c in CASES if "clustmcdpca" in _tags(c)) >= 6
 
 
 def test_native_and_bridge_only_methods():
-    assert {"clustpca", "influence", "clustpppca", "pppca"} <= set(NATIVE_METHODS)
-    assert not {"clustpca", "influence", "clustpppca", "pppca"} & set(R_METHODS)
-    assert {"mcdpca", "clustmcdpca"} <= set(R_METHODS)
+    assert {"clustpca", "influence", "clustpppca", "pppca", "clustmcdpca", "mcdpca"} <= set(NATIVE_METHODS)
+    assert R_METHODS == ()
 
 
 # =============================================================================
@@ -176,6 +177,60 @@ def test_live_clara_pam_against_r(fun, seed, tmp_path):
             assert (res.sample + 1).tolist() == [int(v) for v in smp.split()], line[:40]
 
 
+_R_QR_MCD = r"""
+args <- commandArgs(TRUE); set.seed(as.integer(args[1])); out <- character(0)
+for (t in 1:40) {
+  n <- sample(8:40, 1); p <- sample(1:4, 1)
+  x <- if (t %% 2) matrix(rnorm(n * p), n, p) else matrix(sample(0:3, n * p, TRUE), n, p)
+  q <- qr(x)
+  mcd <- if (n >= 2 * p + 4) tryCatch({s <- sample(1000, 1); set.seed(s); m <- MASS::cov.mcd(x)
+    paste(s, paste(m$best, collapse = " "), paste(sprintf("%a", c(m$center, m$cov)), collapse = " "))},
+    error = function(e) "error") else "skip"
+  out <- c(out, paste(n, p, paste(sprintf("%a", x), collapse = " "), q$rank, paste(sprintf("%a", q$qr), collapse = " "),
+                      paste(sprintf("%a", q$qraux), collapse = " "), mcd, sep = ";"))
+}
+writeLines(out)
+"""
+
+
+@pytest.mark.live
+@pytest.mark.rscript("MASS", sdcmicro=False)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_live_dqrdc2_and_cov_mcd_against_r(seed, tmp_path):
+    import subprocess
+
+    from pysdc.core.mass_mcd import MCDError, cov_mcd, dqrdc2
+    from pysdc.core.rrandom import RRandom
+
+    script = tmp_path / "qr.R"
+    script.write_text(_R_QR_MCD)
+    lines = subprocess.run(["Rscript", str(script), str(seed)], capture_output=True, text=True, check=True,
+                           timeout=600).stdout.splitlines()
+    assert len(lines) == 40
+    for line in lines:
+        n, p, xs, rank, qs, qa, mcd = line.split(";")
+        n, p = int(n), int(p)
+        x = np.array([float.fromhex(v) for v in xs.split()]).reshape(p, n).T
+        a, r, qraux = dqrdc2(x)
+        assert r == int(rank)
+        assert np.array_equal(a, np.array([float.fromhex(v) for v in qs.split()]).reshape(p, n).T)  # to the bit
+        assert np.array_equal(qraux, np.array([float.fromhex(v) for v in qa.split()]))
+        if mcd == "skip":
+            continue
+        if mcd == "error":
+            with pytest.raises(MCDError):
+                cov_mcd(x, RRandom(1))
+            continue
+        parts = mcd.split(" ")
+        nbest = len(parts) - 1 - (p + p * p)
+        best = [int(v) - 1 for v in parts[1:1 + nbest]]
+        ref = np.array([float.fromhex(v) for v in parts[1 + nbest:]])
+        centre, cov, b = cov_mcd(x, RRandom(int(parts[0])))
+        assert b.tolist() == best
+        # R's final solve/var run through LAPACK and R's loops: equal to rounding (the subsets above are exact)
+        np.testing.assert_allclose(np.r_[centre, cov.ravel()], ref, rtol=1e-12, atol=1e-14)
+
+
 bridge = bridge_fixture()
 
 
@@ -195,11 +250,14 @@ def _fresh(seed):
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("method", ["clustpca", "influence", "clustpppca", "pppca"])
+@pytest.mark.parametrize("method", ["clustpca", "influence", "clustpppca", "pppca", "clustmcdpca", "mcdpca"])
 @pytest.mark.parametrize("seed", range(6))
 def test_live_fresh_data(bridge, method, seed):
     df, k, nc = _fresh(seed)
-    for kw in ({}, {"clustermethod": "pam", "measure": "median"}, {"measure": "trim", "trim": 0.1, "transf": "none"}):
+    kws = ({}, {"clustermethod": "pam", "measure": "median"}, {"measure": "trim", "trim": 0.1, "transf": "none"})
+    if "mcd" in method:  # MASS's cov.mcd on R's stream: set.seed(random_state)
+        kws = tuple(dict(kw, random_state=seed + i) for i, kw in enumerate(kws))
+    for kw in kws:
         try:
             ref = bridge.microaggregation(df, aggr=k, method=method, nc=nc, **kw).mx
         except RCallError:  # sdcMicro stopped: pysdc must stop too
