@@ -1,7 +1,8 @@
 """Case lists of sdcMicro's ``microaggregation`` aggregation measures and sampling weights (issue 28, family 3):
 ``measure`` ``onestep`` and ``trim`` with the sorting methods (``simple``, ``single``, ``onedims``, ``pca``), the
 weighted mean and median (``weights``), where sdcMicro ignores weights or a measure (``mdav``, ``rmd``, ``trim``,
-``onestep``, one variable) and where it stops; also ``clustpca`` and ``influence`` (clusters from ``clara``).
+``onestep``, one variable) and where it stops; also ``pppca``, ``clustpca``, ``clustpppca`` and ``influence``
+(clusters from ``clara``).
 
 ``python3 make_cases_microaggregation_measures.py`` (from ``r_reference/``) writes ``inputs/mw30.*`` (30 records:
 three variables on a 1/8 grid full of ties, one with missing values; weight columns: distinct, all ones, zeros,
@@ -149,8 +150,17 @@ def cases() -> list[dict]:
         case("mw30:one-variable:median", m, ["mafast", "median"], variables=["c"], aggr=4, measure="median",
              strata_variables=["s"]),
     ]
+    # pppca (sdcMicro's projection pursuit)
+    out += [
+        case("mw30:pppca:onestep", m, ["pppca", "onestep", "ties"], variables=ABC, aggr=3, method="pppca",
+             measure="onestep"),
+        case("mw30:pppca:w-mean:strata", m, ["pppca", "weights", "mean", "strata"], variables=ABC, aggr=3,
+             method="pppca", weights="w", strata_variables=["s"]),
+        case("mw30:pppca:w-median", m, ["pppca", "weights", "median"], variables=ABC, aggr=4, method="pppca",
+             measure="median", weights="w"),
+    ]
     # the clustering methods (clusters from cluster::clara, sdcMicro's default)
-    for meth in ("clustpca", "influence"):
+    for meth in ("clustpca", "influence", "clustpppca"):
         out += [
             case(f"mw30:{meth}:onestep", m, [meth, "onestep", "ties"], variables=ABC, aggr=3, method=meth, nc=2,
                  measure="onestep"),

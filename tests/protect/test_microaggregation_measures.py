@@ -47,7 +47,7 @@ def test_corpus_covers_the_brief():
     tags = set().union(*(_tags(c) for c in CASES))
     assert {"onestep", "trim", "weights", "median", "strata", "ignored", "error", "real", "na", "negative",
             "zero-weight", "na-weight", "half", "ties"} <= tags
-    for method in ("simple", "single", "onedims", "pca", "clustpca", "influence"):
+    for method in ("simple", "single", "onedims", "pca", "pppca", "clustpca", "clustpppca", "influence"):
         for what in ("onestep", "weights"):
             assert any({method, what} <= _tags(c) for c in CASES), (method, what)
     assert any("weights" in _tags(c) and "strata" in _tags(c) and "real" in _tags(c) for c in CASES)
@@ -150,22 +150,26 @@ def _fresh(seed):
 
 
 @pytest.mark.live
-@pytest.mark.parametrize("method", ["simple", "single", "onedims", "pca"])
+@pytest.mark.parametrize("method", ["simple", "single", "onedims", "pca", "pppca", "clustpca", "influence"])
 @pytest.mark.parametrize("seed", range(6))
 def test_live_fresh_data(bridge, method, seed):
     df, v, k = _fresh(seed)
+    if method in ("clustpca", "influence"):
+        k = {"aggr": k, "nc": 2}
+    else:
+        k = {"aggr": k}
     kws = ({"measure": "onestep"}, {"measure": "trim", "trim": 0.2}, {"weights": "wt"},
            {"weights": "wt", "measure": "median"}, {"weights": "wt", "strata_variables": ["st"]})
     for kw in kws:
         try:
-            ref = bridge.microaggregation(df, v, aggr=k, method=method, **kw).mx
+            ref = bridge.microaggregation(df, v, method=method, **k, **kw).mx
         except RCallError:  # sdcMicro stopped: pysdc must stop too
             with pytest.raises(InvalidParameterError):
-                microaggregation(df, v, aggr=k, method=method, **kw)
+                microaggregation(df, v, method=method, **k, **kw)
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CoercionWarning)
-            nat = microaggregation(df, v, aggr=k, method=method, **kw).mx
+            nat = microaggregation(df, v, method=method, **k, **kw).mx
         pd.testing.assert_frame_equal(nat, ref, check_exact=True, check_dtype=False, obj=f"{kw}")
 
 
