@@ -7,7 +7,7 @@ weighted mean and median (``weights``), where sdcMicro ignores weights or a meas
 ``python3 make_cases_microaggregation_measures.py`` (from ``r_reference/``) writes ``inputs/mw30.*`` (30 records:
 three variables on a 1/8 grid full of ties, one with missing values; weight columns: distinct, all ones, zeros,
 negative, one missing; a stratum factor), ``inputs/mt200.*`` (integers up to 2^62 beside eighths: long-double
-sums that round) and ``cases/microaggregation_measures.json``. Arguments use sdcMicro's
+sums that round), ``inputs/mo6.*`` (onestep with a missing value where sdcMicro goes on) and ``cases/microaggregation_measures.json``. Arguments use sdcMicro's
 names; ``weights`` names a column (the R script passes that column's vector); ``seed`` is R's ``set.seed`` before
 the call. Real data: ``eusilc.csv.gz`` (hy040n, hy050n, eqIncome; weight rb050; strata db040). Outputs:
 ``generate_protect_microaggregation_measures.R``.
@@ -62,6 +62,13 @@ def write_inputs() -> None:
         v = np.where(rng.random(n) < 0.5, big.astype(float), small)  # positive: the trimmed middle mixes both
         cols.append((name, "numeric", v.tolist()))
     _write("mt200", cols)
+    # onestep with a missing value that does not stop sdcMicro: every record of the group beyond an upper limit of
+    # one variable and a lower limit of another (each column's median 0 and mad 0)
+    z = [100.0, 0.0, 0.0]
+    rot = [z, [z[1], z[0], z[2]], [z[2], z[1], z[0]]]
+    _write("mo6", [("a", "numeric", [NA, 1.0, 2.0, 3.0, 4.0, 5.0])]
+           + [(name, "numeric", [sign * v for v in r + r]) for sign, names in ((1, "bcd"), (-1, "efg"))
+              for name, r in zip(names, rot)])
 
 
 def case(cid, data, tags, **args):
@@ -85,6 +92,10 @@ def cases() -> list[dict]:
                         method=meth, measure="onestep", strata_variables=["s"]))
         out.append(case(f"mw30:{meth}:onestep:k15", m, [meth, "onestep", "large-group"], variables=ABC, aggr=15,
                         method=meth, measure="onestep"))
+    out.append(case("mo6:simple:onestep:na", "mo6.csv.gz", ["simple", "onestep", "na"], variables=list("abcdefg"),
+                    aggr=3, method="simple", measure="onestep"))
+    out.append(case("mo6:simple:onestep:na-stops", "mo6.csv.gz", ["simple", "onestep", "na", "error"],
+                    variables=list("abcdef"), aggr=3, method="simple", measure="onestep"))
     out.append(case("mw30:simple:onestep:na", m, ["simple", "onestep", "na", "error"], variables=["a", "d"],
                     aggr=3, method="simple", measure="onestep"))
     # trim with the methods other than pca (pca's trim: microaggregation_more.json)
