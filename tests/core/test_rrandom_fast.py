@@ -11,6 +11,7 @@ here asks R's ``mean`` where NumPy's pairwise sum and R's sum in order give diff
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 
@@ -279,6 +280,7 @@ def test_r_mean_equals_r_where_the_pairwise_sum_differs(tmp_path):
 # ---- globalRecode equalAmount: order statistics in bands (pysdc.protect._recode) -------------------------
 
 
+@functools.cache
 def _hard_inputs():
     rng = np.random.default_rng(23)
     n = 100_003
@@ -298,6 +300,7 @@ def _hard_inputs():
         "inf": with_inf,
         "at_threshold": rng.standard_normal(32768),
         "below_threshold": rng.standard_normal(32767),
+        "large": rng.lognormal(9.8, 0.6, 1_000_003).round(2),  # the larger sample (n / 64 values)
     }
 
 
