@@ -5,7 +5,8 @@
 ``inputs/mc200.*`` (200 records: two variables on a small integer grid -- many identical records and tied
 distances -- and a positive one on a 1/8 grid; a stratum factor), ``inputs/mc70.*`` (70 positive records on a
 1/16 grid: clara's sample is more than half of the data, so it draws the records left out) and ``inputs/mc24.*``
-(24 records with identical rows and medoids whose largest value is shared by two variables), and
+(24 records with identical rows and medoids whose largest value is shared by two variables), ``inputs/mcna.*``
+(120 records in three groups, three far-out ones with a missing value each), and
 ``cases/microaggregation_clust.json``. Other inputs: ``ma40``, ``ma60`` (make_cases_microaggregation_more.py) and
 ``eusilc.csv.gz``. Arguments use sdcMicro's names. Outputs: ``generate_protect_microaggregation_clust.R``.
 """
@@ -38,6 +39,15 @@ def write_inputs() -> None:
     base = np.array([[1, 1, 0], [1, 1, 0], [2, 0, 2], [0, 2, 2], [3, 3, 1], [3, 3, 1], [1, 0, 0], [0, 1, 0],
                      [2, 2, 2], [2, 2, 2], [4, 1, 4], [1, 4, 4]], dtype=float)
     m = np.vstack([base, base[::-1] + [0.5, 0.5, 0.5]])
+    n = 120
+    z = np.vstack([rng.normal(size=(40, 3)) * [4, 6, 2] + c for c in ([20, 60, 10], [60, 20, 30], [40, 90, 50])])
+    z = np.round(np.abs(z) * 4) / 4
+    z[[5, 47, 90], [0, 1, 2]] = np.nan  # three records with one missing value each
+    z[[5, 47, 90]] += np.array([[0, 200, 0], [200, 0, 0], [0, 0, 200]])  # far out: never a medoid
+    _write("mcna", [("u", "numeric", [None if np.isnan(v) else float(v) for v in z[:, 0]]),
+                    ("v", "numeric", [None if np.isnan(v) else float(v) for v in z[:, 1]]),
+                    ("w", "numeric", [None if np.isnan(v) else float(v) for v in z[:, 2]]),
+                    ("g", "factor", rng.choice(["a", "b"], n).tolist(), ["a", "b"])])
     _write("mc24", [("h", "numeric", m[:, 0].tolist()), ("i", "numeric", m[:, 1].tolist()),
                     ("j", "numeric", m[:, 2].tolist())])
 
@@ -192,11 +202,52 @@ def mcd_cases() -> list[dict]:
     return out
 
 
+def na_cases() -> list[dict]:
+    """Missing values: clara and pam compute the distances over the variables both records have (times p / present;
+    clara warns that it uses the 'correct' formula); sdcMicro then stops where a component or a medoid meets them."""
+    m31, m40 = "ma31.csv.gz", "ma40.csv.gz"
+    uvw = ["u", "v", "w"]
+    out = [case(f"ma31:influence:na:nc{nc}", m31, ["influence", "na", "clara"], variables=uvw, aggr=3,
+                method="influence", nc=nc, transf="none") for nc in (2, 3, 4, 6)]
+    out += [
+        case("ma31:influence:na:pam", m31, ["influence", "na", "pam"], variables=uvw, aggr=3, method="influence",
+             nc=3, clustermethod="pam", transf="none"),
+        case("ma31:influence:na:median", m31, ["influence", "na", "median"], variables=uvw, aggr=4,
+             method="influence", nc=2, measure="median", transf="none"),
+        case("ma31:clustpca:na:nc8", m31, ["clustpca", "na"], variables=uvw, aggr=3, method="clustpca", nc=8,
+             transf="none"),
+        case("ma31:clustpca:na:nc3", m31, ["clustpca", "na"], variables=uvw, aggr=3, method="clustpca", nc=3,
+             transf="none"),
+        case("ma31:clustpppca:na:nc12", m31, ["clustpppca", "na"], variables=uvw, aggr=2, method="clustpppca",
+             nc=12, transf="none"),
+        case("ma31:influence:na:strata", m31, ["influence", "na", "strata"], variables=uvw, aggr=2,
+             method="influence", nc=2, strata_variables=["g"], transf="none"),
+        case("ma40:influence:na:strata", m40, ["influence", "na", "strata"], variables=["a", "b", "c"], aggr=3,
+             method="influence", nc=2, strata_variables=["s"]),
+    ]
+    na = "mcna.csv.gz"
+    out += [case(f"mcna:influence:nc{nc}", na, ["influence", "na", "clara"], variables=["u", "v", "w"], aggr=3,
+                 method="influence", nc=nc) for nc in (2, 3, 5, 8)]
+    out += [
+        case("mcna:influence:pam", na, ["influence", "na", "pam"], variables=["u", "v", "w"], aggr=3,
+             method="influence", nc=4, clustermethod="pam"),
+        case("mcna:influence:median", na, ["influence", "na", "median"], variables=["u", "v", "w"], aggr=4,
+             method="influence", nc=3, measure="median"),
+        case("mcna:influence:strata", na, ["influence", "na", "strata"], variables=["u", "v", "w"], aggr=3,
+             method="influence", nc=3, strata_variables=["g"]),
+        case("mcna:clustpca:nc6", na, ["clustpca", "na"], variables=["u", "v", "w"], aggr=3, method="clustpca",
+             nc=6),
+        case("mcna:clustpca:nc10", na, ["clustpca", "na"], variables=["u", "v", "w"], aggr=3, method="clustpca",
+             nc=10),
+    ]
+    return out
+
+
 def main() -> None:
     write_inputs()
     (HERE / "cases").mkdir(exist_ok=True)
     cs = (method_cases("clustpca") + method_cases("influence") + method_cases("clustpppca") + pppca_cases()
-          + mcd_cases())
+          + mcd_cases() + na_cases())
     (HERE / "cases" / f"{F}.json").write_text(json.dumps({"cases": cs}, indent=1, sort_keys=True) + "\n",
                                               encoding="utf-8")
 

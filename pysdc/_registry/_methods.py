@@ -712,7 +712,8 @@ METHODS: tuple[Method, ...] = (
               "ignored with a warning as sdcMicro ignores them silently: measure and weights by mdav and rmd, "
               "weights by trim, onestep and one variable. "
               "clustpca, clustpppca, clustmcdpca and influence: clusters from cluster::clara (its own sampling "
-              "generator) or pam, complete data (transf is computed by sdcMicro but never used); pppca: sdcMicro's "
+              "generator) or pam, missing values as R's cluster package (transf is computed by sdcMicro but never used); "
+              "pppca: sdcMicro's "
               "projection-pursuit prcompRob; mcdpca/clustmcdpca: MASS's cov.mcd (random_state=s: R's set.seed(s)). "
               "kmeans/bclust clustering through the bridge only. "
               "The returned list (x, mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",

@@ -25,7 +25,9 @@ package makes, observed by running it and pinned by stored cases (``r_reference/
 original algorithm, ``pamonce = 0``), clusters numbered by their medoid's first record.
 
 Sums run in the order of the C code (a distance adds the squared differences variable after variable;
-the costs add record after record) so that ties fall as in R. Missing values are not handled here.
+the costs add record after record) so that ties fall as in R. Missing values are handled as R does them
+(``correct.d = TRUE``): coded by ``1.1 max|x|``, distances over the variables both records have, times
+``p / present``.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ClaraResult", "clara", "pam"]
+__all__ = ["ClaraResult", "ClusterError", "clara", "pam"]
 
 
 @dataclass(frozen=True)
@@ -56,18 +58,38 @@ class ClaraResult:
     sample: np.ndarray | None = None
 
 
-def _sq_dist_to(x: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+class ClusterError(ValueError):
+    """Where R's clara/pam stop (the message is R's)."""
+
+
+def _sq_dist_to(x: np.ndarray, rows: np.ndarray, cols: np.ndarray, miss: np.ndarray | None = None):
     """Squared Euclidean distances of the records ``rows`` to the records ``cols``: the squared differences added
-    variable after variable (as the C code does)."""
+    variable after variable (as the C code does); with ``miss``, only the variables both records have, and their
+    count (else None)."""
     d = np.zeros((rows.size, cols.size))
+    npres = None if miss is None else np.zeros((rows.size, cols.size), dtype=np.int64)
     for j in range(x.shape[1]):
         diff = x[rows, j][:, None] - x[cols, j][None, :]
-        d += diff * diff
-    return d
+        if miss is None:
+            d += diff * diff
+        else:
+            pres = ~(miss[rows, j][:, None] | miss[cols, j][None, :])
+            d += np.where(pres, diff * diff, 0.0)
+            npres += pres
+    return d, npres
 
 
-def _dist_matrix(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    d = np.sqrt(_sq_dist_to(x, rows, rows))
+def _dist_matrix(x: np.ndarray, rows: np.ndarray, miss: np.ndarray | None = None) -> np.ndarray | None:
+    """The distances of the sample (``dysta2``/``dysta``): with missing values the sum of squares times ``p /
+    present``; None when two records share no variable."""
+    sq, npres = _sq_dist_to(x, rows, rows, miss)
+    if npres is not None:
+        off = ~np.eye(rows.size, dtype=bool)
+        if (npres[off] == 0).any():
+            return None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sq = np.where(off, sq * (x.shape[1] / np.maximum(npres, 1)), 0.0)
+    d = np.sqrt(sq)
     np.fill_diagonal(d, 0.0)
     return d
 
@@ -182,32 +204,60 @@ def _next_sample(state: int, n: int, nsam: int, best: np.ndarray | None) -> tupl
     return state, out
 
 
-def _assign_sample(x: np.ndarray, nr: np.ndarray) -> tuple[float, np.ndarray]:
+def _assign_sample(x: np.ndarray, nr: np.ndarray, miss: np.ndarray | None = None):
     """clara's ``selec``: every record to the nearest sample medoid (squared sums, first on ties, a medoid to
     itself); returns the sum of the distances (added record after record) and the medoids renumbered by the
-    order of their clusters' first records."""
+    order of their clusters' first records; None when a record shares no variable with any medoid.
+
+    With missing values the squared sums are multiplied by ``p / present`` and a medoid is not preferred for
+    itself (the C code's other branch)."""
     n = x.shape[0]
-    sq = _sq_dist_to(x, np.arange(n), nr)  # (n, k)
+    sq, npres = _sq_dist_to(x, np.arange(n), nr, miss)  # (n, k)
     own = np.arange(n)[:, None] == nr[None, :]
-    best = sq[:, 0].copy()
-    which = np.zeros(n, dtype=np.int64)
-    for jk in range(1, nr.size):
-        take = own[:, jk] | (sq[:, jk] < best)
-        best = np.where(take, sq[:, jk], best)
-        which = np.where(take, jk, which)
-    best = np.where(own.any(axis=1), 0.0, best)
+    if npres is None:
+        best = sq[:, 0].copy()
+        which = np.zeros(n, dtype=np.int64)
+        for jk in range(1, nr.size):
+            take = own[:, jk] | (sq[:, jk] < best)
+            best = np.where(take, sq[:, jk], best)
+            which = np.where(take, jk, which)
+        best = np.where(own.any(axis=1), 0.0, best)
+    else:
+        ok = own | (npres > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dsum = np.where(own, 0.0, sq * (x.shape[1] / np.maximum(npres, 1)))
+        best = np.full(n, np.nan)
+        which = np.full(n, -1, dtype=np.int64)
+        for jk in range(nr.size):
+            take = ok[:, jk] & ((which < 0) | (dsum[:, jk] < best))
+            best = np.where(take, dsum[:, jk], best)
+            which = np.where(take, jk, which)
+        if (which < 0).any():
+            return None
     zb = float(np.cumsum(np.sqrt(best))[-1])
     _, first = np.unique(which, return_index=True)
     order = np.unique(which)[np.argsort(first, kind="stable")]
     return zb, nr[order]
 
 
-def _final_assign(x: np.ndarray, nrx: np.ndarray) -> np.ndarray:
+def _final_assign(x: np.ndarray, nrx: np.ndarray, miss: np.ndarray | None = None) -> np.ndarray:
     """clara's ``resul``: each record to the nearest medoid (distances after the square root, the first on ties);
-    a medoid to its own cluster. 1-based clusters."""
+    a medoid to its own cluster. 1-based clusters. With missing values the distance is multiplied by ``p /
+    present`` after the root (NaN when nothing is present: then the C code's comparisons keep the first)."""
     n = x.shape[0]
-    dist = np.sqrt(_sq_dist_to(x, np.arange(n), nrx))
-    cl = np.argmin(dist, axis=1) + 1  # argmin: the first minimum
+    sq, npres = _sq_dist_to(x, np.arange(n), nrx, miss)
+    dist = np.sqrt(sq)
+    if npres is None:
+        cl = np.argmin(dist, axis=1) + 1  # argmin: the first minimum
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dist = dist * (x.shape[1] / npres)
+        best = dist[:, 0].copy()
+        cl = np.ones(n, dtype=np.int64)
+        for jk in range(1, nrx.size):
+            take = best > dist[:, jk]  # NaN compares false, as in C
+            best = np.where(take, dist[:, jk], best)
+            cl = np.where(take, jk + 1, cl)
     cl[nrx] = np.arange(1, nrx.size + 1)
     return cl.astype(np.int64)
 
@@ -215,44 +265,88 @@ def _final_assign(x: np.ndarray, nrx: np.ndarray) -> np.ndarray:
 def clara(x: np.ndarray, k: int, samples: int = 5, sampsize: int | None = None) -> ClaraResult:
     """R's ``cluster::clara(x, k)`` with its defaults (Euclidean, ``rngR = FALSE``, ``pamLike = FALSE``).
 
-    ``x`` is a complete (n, p) float matrix; ``1 <= k <= n - 1`` (the caller checks, as R stops).
+    ``x`` is an (n, p) float matrix (NaN for missing values, as R with ``correct.d = TRUE``); ``1 <= k <= n - 1``
+    (the caller checks, as R stops). Raises :class:`ClusterError` where R stops.
     """
-    x = np.asarray(x, dtype=np.float64)
+    x, miss = _with_missing(x)
     n = x.shape[0]
     nsam = min(n, 40 + 2 * k) if sampsize is None else int(sampsize)
     state = 0
     best_nr = None
     best_zb = None
     best_sample = None
+    failed = 0
+    lost = False
     for _ in range(samples):
         if nsam == n:
             sample = np.arange(1, n + 1)
         else:
             state, sample = _next_sample(state, n, nsam, best_nr)
         rows = sample - 1
-        d = _dist_matrix(x, rows)
+        d = _dist_matrix(x, rows, miss)
+        if d is None:  # two records of the sample share no variable: the next sample
+            failed += 1
+            continue
         big = float(np.max(d)) * 1.1 + 1.0 if d.size else 1.0
         medoid = _swap(d, _build(d, k, big), big, pam_rule=False) if k > 1 else _build(d, k, big)
         nr = rows[np.flatnonzero(medoid)]  # 0-based, in sample order
-        zb, nr_ordered = _assign_sample(x, nr)
-        if best_zb is None or best_zb > zb:
-            best_zb = zb
-            best_nr = nr_ordered + 1
-            best_sample = rows
+        got = _assign_sample(x, nr, miss)
+        if got is None:
+            failed += 1
+        else:
+            zb, nr_ordered = got
+            if best_zb is None or best_zb > zb:
+                lost = nr_ordered.size < k  # a medoid's cluster went empty (missing values)
+                best_zb = zb
+                best_nr = nr_ordered + 1
+                best_sample = rows
         if nsam == n:
             break
+    if failed >= samples or best_nr is None:
+        _only_missing(miss)
+        raise ClusterError("Each of the random samples contains objects between which no distance can be computed."
+                           if failed >= samples else
+                           f"For each of the {samples} samples, at least one object was found which could not be "
+                           "assigned to a cluster (because of missing values).")
+    if lost:
+        raise ClusterError(
+            "with missing values a medoid of clara's best sample has no record of its own (the records at distance "
+            "0 of two medoids go to the first); R's cluster 2.1.4 then returns medoid 0 and reads outside its data "
+            "(undefined), so pysdc stops here")
     nrx = best_nr - 1
-    return ClaraResult(clustering=_final_assign(x, nrx), medoids=nrx, sample=best_sample)
+    return ClaraResult(clustering=_final_assign(x, nrx, miss), medoids=nrx, sample=best_sample)
+
+
+def _with_missing(x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """R's handling of missing values in clara/pam: they are replaced by ``1.1 * max(|range(x)|)``, and a value
+    equal to that code in a column with missing values counts as missing."""
+    x = np.array(x, dtype=np.float64, copy=True)
+    nan = np.isnan(x)
+    if not nan.any():
+        return x, None
+    code = 1.1 * float(np.max(np.abs([np.nanmin(x), np.nanmax(x)])))
+    x[nan] = code
+    return x, (x == code) & nan.any(axis=0)[None, :]
+
+
+def _only_missing(miss: np.ndarray | None) -> None:
+    if miss is not None and miss.all(axis=1).any():
+        rows = np.flatnonzero(miss.all(axis=1)) + 1
+        raise ClusterError(f"Observation(s) {','.join(map(str, rows[:12]))} have *only* NAs --> omit them for "
+                           "clustering")
 
 
 def pam(x: np.ndarray, k: int) -> ClaraResult:
     """R's ``cluster::pam(x, k)`` with its defaults (Euclidean distances, BUILD and the original SWAP).
 
-    ``x`` is a complete (n, p) float matrix; ``1 <= k <= n - 1`` (the caller checks, as R stops).
+    ``x`` is an (n, p) float matrix (NaN for missing values); ``1 <= k <= n - 1`` (the caller checks, as R
+    stops). Raises :class:`ClusterError` where R stops.
     """
-    x = np.asarray(x, dtype=np.float64)
+    x, miss = _with_missing(x)
     n = x.shape[0]
-    d = _dist_matrix(x, np.arange(n))
+    d = _dist_matrix(x, np.arange(n), miss)
+    if d is None:
+        raise ClusterError("No clustering performed, NAs in the computed dissimilarity matrix.")
     big = float(np.max(d)) * 1.1 + 1.0
     medoid = _build(d, k, big)
     if k > 1:

@@ -20,6 +20,7 @@ from .._errors import CoercionWarning, InvalidParameterError
 from .._validation import user_stacklevel
 from ..core.microagg import fixed_groups
 from ..core.microagg_clust import CLUSTER_METHODS, clust_order, cluster_of, medoid_ties
+from ..core.clara import ClusterError
 from ..core.mass_mcd import MCDError, mcd_pca_scores
 from ..core.microagg_pppca import ZeroDirection, ppca_scores
 from ..core.rrandom import RRandom
@@ -49,10 +50,10 @@ def _check_args(method: str, clustermethod: str, transf: str, measure: str, trim
 
 def _check_stratum(method: str, x: np.ndarray, aggr: int, nc: int, transf: str) -> None:
     n = x.shape[0]
-    if np.isnan(x).any():
+    if transf == "boxcox" and np.isnan(x).any():
         raise InvalidParameterError(
-            f"microaggregation(method={method!r}): the variables have missing values; pysdc clusters complete data "
-            "only (clara's distances with missing values are not reproduced): use pysdc.r.microaggregation.")
+            f"microaggregation(method={method!r}, transf='boxcox'): the variables have missing values; car's "
+            "powerTransform on them is not reproduced by pysdc: use pysdc.r.microaggregation.")
     if transf == "boxcox" and (x <= 0).any():
         raise InvalidParameterError(
             f"microaggregation(method={method!r}, transf='boxcox'): a variable has a value <= 0; sdcMicro stops "
@@ -65,6 +66,11 @@ def _check_stratum(method: str, x: np.ndarray, aggr: int, nc: int, transf: str) 
 
 def _check_clusters(method: str, x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, varsort: int) -> None:
     if method == "influence":
+        gone = np.flatnonzero(np.isnan(x[medoids]).any(axis=1))
+        if gone.size:
+            raise InvalidParameterError(
+                f"microaggregation(method='influence'): the medoid of cluster {int(gone[0]) + 1} has a missing value, "
+                "so its largest value is NA; sdcMicro stops (R: 'replacement has length zero').")
         tied = medoid_ties(x, medoids)
         if tied.size:
             raise InvalidParameterError(
@@ -79,6 +85,13 @@ def _check_clusters(method: str, x: np.ndarray, clustering: np.ndarray, medoids:
             f"microaggregation(method={method!r}): a cluster has fewer records than variables and is ordered by "
             f"variable varsort={varsort}, which is not one of the {p} variables; sdcMicro stops "
             "('undefined columns selected').")
+    for c in np.flatnonzero(sizes >= p):  # clusters, not records
+        if np.isnan(x[clustering == c + 1]).any():
+            raise InvalidParameterError(
+                f"microaggregation(method={method!r}): cluster {int(c) + 1} ({int(sizes[c])} records) has missing "
+                "values; sdcMicro's principal components of it stop (princomp: 'x' must contain finite values "
+                "only; prcompRob: 'missing value where TRUE/FALSE needed'; cov.mcd: 'missing or infinite values are "
+                "not allowed').")
     if method != "clustpca":
         return
     for c in np.flatnonzero(sizes >= p):  # clusters, not records
@@ -136,7 +149,17 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
                 f"microaggregation(method={method!r}): sdcMicro computes log(x) for transf='log' and R warns 'NaNs "
                 "produced' on the negative values; that transformation is never used (sdcMicro clusters the "
                 "untransformed data), so the result is sdcMicro's.", CoercionWarning, stacklevel=user_stacklevel())
-        clustering, medoids = cluster_of(x, nc, clustermethod)
+        if clustermethod == "clara" and np.isnan(x).any():
+            warnings.warn(
+                f"microaggregation(method={method!r}): R's clara warns 'Distance computations with NAs: using correct "
+                "instead of pre-2016 wrong formula' (sdcMicro does not set correct.d); pysdc computes the same "
+                "(correct) distances.", CoercionWarning, stacklevel=user_stacklevel())
+        try:
+            clustering, medoids = cluster_of(x, nc, clustermethod)
+        except ClusterError as exc:
+            raise InvalidParameterError(
+                f"microaggregation(method={method!r}): {clustermethod} stops on the missing values, and sdcMicro with "
+                f"it: {exc}.") from None
         _check_clusters(method, x, clustering, medoids, varsort)
         return clust_order(x, clustering, medoids, method, varsort, rng)
 
