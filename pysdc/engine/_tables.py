@@ -565,6 +565,10 @@ class SparkTable(_Backend):
     kind = "spark"
 
     def __init__(self, df, *, id=None, files=None, format=None):
+        self.raw = df  # as given (a file's hidden _metadata column resolves on it)
+        self.void = [f.name for f in df.schema.fields if f.dataType.simpleString() == "void"]
+        if self.void:
+            df = df.select(*self._cast_void(df))
         self.native = df
         self.id = id
         self.columns = list(df.columns)
@@ -573,6 +577,17 @@ class SparkTable(_Backend):
         self.files = files  # the files the DataFrame reads (pysdc.scan): positions from the files' rows
         self.format = format
         self._positioned = None
+
+    def _cast_void(self, df) -> list:
+        """The columns of ``df`` with each column of Spark's type void (NullType: no value at all, e.g. a
+        pandas column of None made a Spark DataFrame) cast to boolean, R's type of a vector of NA and the
+        type pysdc's CSV reader gives an all-missing column. Spark's null-safe equi-join compares a void key
+        by ``coalesce(key, NULL)`` and matches no row, so the per-record join of measure_risk & co. lost
+        every record; a boolean NULL joins as a missing value."""
+        from pyspark.sql import functions as F
+
+        return [F.col(self.q(c)).cast("boolean").alias(c) if c in self.void else F.col(self.q(c))
+                for c in df.columns]
 
     def positioned(self):
         """The records with their 0-based position ``pysdc_position`` in front: the rows of the files in
@@ -584,7 +599,7 @@ class SparkTable(_Backend):
             from pyspark.sql import Window
             from pyspark.sql import functions as F
 
-            df = self.native.select("*", F.col("_metadata.file_path").alias("pysdc_file"))
+            df = self.raw.select("*", F.col("_metadata.file_path").alias("pysdc_file"))
             counts = {os.path.abspath(urllib.parse.unquote(urllib.parse.urlparse(f).path)): (f, int(c))
                       for f, c in df.groupBy("pysdc_file").count().collect()}
             starts, at = {}, 0
@@ -599,7 +614,8 @@ class SparkTable(_Backend):
             else:  # CSV: the order within a file is the DataFrame's (a file's splits keep their order)
                 order = Window.partitionBy("pysdc_file").orderBy(F.monotonically_increasing_id())
                 row = F.row_number().over(order) - 1
-            self._positioned = df.select((start + row).cast("long").alias("pysdc_position"), *self.columns)
+            cols = self._cast_void(self.raw) if self.void else [F.col(self.q(c)) for c in self.columns]
+            self._positioned = df.select((start + row).cast("long").alias("pysdc_position"), *cols)
         return self._positioned
 
     def q(self, name) -> str:
