@@ -16,14 +16,16 @@ sdcMicro runs in one ``Rscript`` process on the CSV read by ``read.csv`` (readin
 in this process on the same CSV read by pandas; both results are compared (``mx`` equal to the last
 bit). ``--native-only`` sizes time pysdc alone (mdav, simple, single, onedims, mafast) and report its peak
 memory (``ru_maxrss``). Prints a
-Markdown table (ratio = sdcMicro time / pysdc time); the numbers go to ``benchmarks/RESULTS.md``
-("Protection: microaggregation") by hand.
+Markdown table (ratio = sdcMicro time / pysdc time) and the load average (1 minute) at the start, after
+each compared size and at the end; the numbers go to ``benchmarks/RESULTS.md`` ("Protection:
+microaggregation") by hand.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import tempfile
@@ -75,6 +77,7 @@ def main(argv=None) -> int:
     script = workdir / "bench_ma.R"
     script.write_text(R_SCRIPT, encoding="utf-8")
     rows = ["| method | N | pysdc (s) | sdcMicro (s) | ratio | same mx |", "|---|---|---|---|---|---|"]
+    load = [f"load average at the start: {os.getloadavg()[0]:.2f}"]  # the machine may be shared
     # wall-clock times; for mdav also CPU times (the machine may be shared), as a second row
     for size in [s for s in a.sizes.split(",") if s]:
         n = int(float(size))
@@ -98,6 +101,8 @@ def main(argv=None) -> int:
                     "| — |")
         rows.append(f"| mafast (aggr 3, 4 vars) | {size} | {t_mafast:.3g} | {r['mafast']:.3g} | "
                     f"{r['mafast'] / t_mafast:,.3g}× | — |")
+        load.append(f"after {size}: {os.getloadavg()[0]:.2f}")
+        print(rows[-3], rows[-2], sep="\n", flush=True)
     for size in [s for s in a.native_only.split(",") if s]:
         x = make_frame(int(float(size)))
         for method in ("mdav", "simple", "single", "onedims", "mafast"):
@@ -111,7 +116,9 @@ def main(argv=None) -> int:
             rows.append(f"| {method} (aggr 3, 4 vars), pysdc only | {size} | {t:.3g} (CPU {c:.3g}) | — | — "
                         f"| peak so far {rss:.2f} GiB |")
             print(rows[-1], flush=True)
+    load.append(f"at the end: {os.getloadavg()[0]:.2f}")
     print("\n".join(rows))
+    print("; ".join(load))
     return 0
 
 

@@ -339,7 +339,7 @@ def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     cells = _Cells(x, z, w, eta, sig, _LEAF)
     cells.rb_scale = 1 + eta  # the ball's bound: (|cen - qz| + rad)^2 * (1 + eta)
     alive = cells.alive
-    shell = _Shell(z, alive, eta, sig, 512)
+    shell = _Shell(z, alive, eta, sig, max(512, n // 64))  # longer lists on more records: fewer rebuilds
     gval = np.empty((n // k + 1, p))  # each group's value, in the order the groups are formed
     groups = np.empty(n, dtype=np.int64)
     xa = np.hstack([x, np.abs(x)]).astype(np.longdouble)  # the running sums of x and |x|, in long double
