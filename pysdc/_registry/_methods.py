@@ -117,6 +117,11 @@ class Method:
     roles : Roles or None
         How the method runs as a step of a problem (``problem.<python>(...)``): the roles of the variables it
         changes and what is re-measured (:mod:`pysdc._registry._method_roles`); None: not a problem step.
+    outputs : dict
+        The stored outputs of sdcMicro's function beyond ``r_reference/outputs/<r>.json``: file stem -> what
+        that group of cases covers (``"microaggregation_clust"``: the clustering methods ...). Their cases run
+        through the same ``run_case``/``compare_case``; ``pysdc parity`` reads and reports them all
+        (:attr:`output_files`).
     """
 
     python: str
@@ -135,6 +140,12 @@ class Method:
     compare_case: Callable | None = None
     r_convert: dict = field(default_factory=dict)
     roles: Roles | None = None
+    outputs: dict = field(default_factory=dict)
+
+    @property
+    def output_files(self) -> tuple:
+        """The stems of every stored output of the method (``r_reference/outputs/<stem>.json``), its own first."""
+        return (self.r, *self.outputs)
 
     @property
     def params(self) -> dict:
@@ -719,6 +730,12 @@ METHODS: tuple[Method, ...] = (
               "The returned list (x, mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
         to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
         run_case=_run_microaggregation, compare_case=_compare_microaggregation,
+        outputs={"microaggregation_more": "methods pca, rmd, influence, clustpca (generate_protect_microaggregation2.R)",
+                 "microaggregation_clust": "clustering methods clustpca, influence, clustpppca, clustmcdpca with "
+                                           "clara/pam, pppca, mcdpca, missing values "
+                                           "(generate_protect_microaggregation_clust.R)",
+                 "microaggregation_measures": "aggregation measures onestep, trim, median and sampling weights "
+                                              "(generate_protect_microaggregation_measures.R)"},
     ),
     Method(
         python="mafast", r="mafast", family="microaggregation", native=mafast,
@@ -767,6 +784,8 @@ METHODS: tuple[Method, ...] = (
               "ShuffleResult.",
         r_seed="random_state", to_r=shuffle_to_r, from_r=shuffle_from_r, run_case=run_shuffle,
         compare_case=compare_shuffle,
+        outputs={"shuffle_more": "methods mvn, ds2, ds_cov, mlm; covmethod mcd and regmethod MM (bridge only) "
+                                 "(generate_protect_shuffle2.R)"},
     ),
     Method(
         python="local_suppression", r="localSuppression", family="suppression", native=local_suppression,

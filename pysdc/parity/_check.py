@@ -20,7 +20,17 @@ from .._errors import InvalidParameterError, NotInSdcMicroError, PysdcError, RNo
 from .._registry import by_r_name
 from .._registry._methods import method_by_r_name
 from .._tolerances import EXACT, ROW_SUMS, Tolerance, tolerance_for
-from ._corpus import FUNCTIONS, Case, case_inputs, decode, divergence_for, is_method, load_divergences, reference_dir
+from ._corpus import (
+    FUNCTIONS,
+    OUTPUT_GROUPS,
+    Case,
+    case_inputs,
+    decode,
+    divergence_for,
+    is_method,
+    load_divergences,
+    reference_dir,
+)
 
 __all__ = ["Diff", "Outcome", "Comparer", "compare_arrays", "compare", "check_case", "summarize"]
 
@@ -192,6 +202,11 @@ def check_case(case: Case, impl=None, root=None, divergences=None, mode: str = "
     diffs: list = []
     if mode != "native" and isinstance(exc, (RNotAvailableError, NotInSdcMicroError)):
         return Outcome(case, "not_run", f"not run through the bridge: {exc}", [], div)
+    if mode == "native" and "bridge-only" in case.tags and not case.expects_error \
+            and isinstance(exc, InvalidParameterError):
+        # an option pysdc offers through the bridge only (shuffle's covmethod="mcd"): refused natively with the
+        # reason, compared with sdcMicro in the live run
+        return Outcome(case, "not_run", f"bridge only, refused natively: {exc}", [], div)
     if case.expects_error:
         if isinstance(exc, expected_exc):
             ok, msg = True, f"refused like sdcMicro: {exc}"
@@ -233,14 +248,17 @@ def _abs_at_worst_rel(d) -> float:
 
 
 def summarize(outcomes) -> dict:
-    """Per-function counts and worst differences (deterministic, in report order).
+    """Per-output-group counts and worst differences (deterministic, in report order).
 
-    A protection method's worst differences are None: its comparer checks every value (MD5 of all
-    values, codes, the random stream's position) and reports what differs, not a number.
+    One entry per stored output file (:data:`~pysdc.parity._corpus.OUTPUT_GROUPS`): a function's own file
+    under its sdcMicro name, a protection method's further files under their stem (``microaggregation_clust``)
+    with ``function`` the sdcMicro function and ``group`` what they cover. A protection method's worst
+    differences are None: its comparer checks every value (MD5 of all values, codes, the random stream's
+    position) and reports what differs, not a number.
     """
     summary = {}
-    for fun in FUNCTIONS:
-        outs = [o for o in outcomes if o.case.function == fun]
+    for stem, (fun, what) in OUTPUT_GROUPS.items():
+        outs = [o for o in outcomes if o.case.function == fun and (o.case.source or fun) == stem]
         if not outs:
             continue
         counts = {s: sum(o.status == s for o in outs) for s in ("passed", "xfail", "failed", "xpass", "not_run")}
@@ -257,10 +275,11 @@ def summarize(outcomes) -> dict:
             tol = worst.tolerance.rtol if by_rel else worst.tolerance.atol
         if is_method(fun):  # compared value for value by the method's comparer: no numeric difference
             worst_abs = worst_rel = tol = decided = worst = None
-        summary[fun] = {"python": FUNCTIONS[fun], "kind": "method" if is_method(fun) else "measure",
-                        "cases": len(outs), **counts,
-                        "errors_expected": sum(o.case.expects_error for o in outs),
-                        "worst_abs_diff": worst_abs, "worst_rel_diff": worst_rel,
-                        "worst_decided_by": decided, "worst_tolerance": tol,
-                        "worst_rel_abs_diff": None if is_method(fun) else _abs_at_worst_rel(worst)}
+        summary[stem] = {"function": fun, "group": what, "python": FUNCTIONS[fun],
+                         "kind": "method" if is_method(fun) else "measure",
+                         "cases": len(outs), **counts,
+                         "errors_expected": sum(o.case.expects_error for o in outs),
+                         "worst_abs_diff": worst_abs, "worst_rel_diff": worst_rel,
+                         "worst_decided_by": decided, "worst_tolerance": tol,
+                         "worst_rel_abs_diff": None if is_method(fun) else _abs_at_worst_rel(worst)}
     return summary

@@ -16,7 +16,7 @@ from .._registry._measure import decode
 from .._registry._methods import METHODS, load_case_data
 from ..io import read_table
 
-__all__ = ["FUNCTIONS", "MEASURE_FUNCTIONS", "METHOD_FUNCTIONS", "is_method", "Case", "reference_dir",
+__all__ = ["FUNCTIONS", "MEASURE_FUNCTIONS", "METHOD_FUNCTIONS", "OUTPUT_GROUPS", "is_method", "Case", "reference_dir",
            "reference_dir_candidates",
            "unknown_functions", "load_corpus", "corpus_header", "load_divergences",
            "divergence_for", "decode", "case_inputs"]
@@ -28,6 +28,13 @@ MEASURE_FUNCTIONS = {m.r: m.python for m in MEASURES if m.run_case is not None}
 METHOD_FUNCTIONS = {m.r: m.python for m in METHODS if m.run_case is not None}
 #: every function of the stored corpus: the measures, then the protection methods
 FUNCTIONS = {**MEASURE_FUNCTIONS, **METHOD_FUNCTIONS}
+#: every stored output file the corpus reads (``r_reference/outputs/<stem>.json``), in report order: stem ->
+#: (sdcMicro function whose registry entry runs and compares its cases, what the group covers). A function's
+#: own file comes first (stem = function, nothing to describe); a protection method declares its further
+#: files in the registry (:attr:`pysdc._registry._methods.Method.outputs`), e.g. microaggregation_clust.json
+OUTPUT_GROUPS = {stem: (fun, what) for fun in FUNCTIONS
+                 for stem, what in {fun: "", **next((m.outputs for m in METHODS if m.r == fun
+                                                    and fun in METHOD_FUNCTIONS), {})}.items()}
 
 
 def is_method(function: str) -> bool:
@@ -71,7 +78,7 @@ def _user_scheme() -> list[str]:
 def unknown_functions(functions) -> list[str]:
     """The names in ``functions`` that are neither an sdcMicro nor a pysdc name of a measure or protection
     method with stored cases."""
-    known = set(FUNCTIONS) | set(FUNCTIONS.values())
+    known = set(FUNCTIONS) | set(FUNCTIONS.values()) | set(OUTPUT_GROUPS)
     return [f for f in functions or [] if f not in known]
 
 
@@ -87,6 +94,12 @@ class Case:
     result: dict | None
     error: str | None
     header: dict = field(repr=False, default_factory=dict)
+    source: str = ""  # the output file's stem (r_reference/outputs/<source>.json); "" = the function's own
+
+    @property
+    def group(self) -> str:
+        """The output group the case belongs to (its file's stem)."""
+        return self.source or self.function
 
     @property
     def expects_error(self) -> bool:
@@ -94,19 +107,21 @@ class Case:
 
 
 def _output_files(root: Path, functions=None):
-    for fun in FUNCTIONS:
-        if functions and fun not in functions and FUNCTIONS[fun] not in functions:
+    """(function, stem, path) of every stored output the corpus reads, in report order; ``functions`` filters
+    by sdcMicro or pysdc name (a function's further files come with it, or by their stem)."""
+    for stem, (fun, _) in OUTPUT_GROUPS.items():
+        if functions and fun not in functions and FUNCTIONS[fun] not in functions and stem not in functions:
             continue
-        path = root / "outputs" / f"{fun}.json"
+        path = root / "outputs" / f"{stem}.json"
         if path.exists():
-            yield fun, path
+            yield fun, stem, path
 
 
 def load_corpus(root=None, functions=None) -> list[Case]:
     """Every stored case, in file order (functions in report order)."""
     root = reference_dir(root)
     cases = []
-    for fun, path in _output_files(root, functions):
+    for fun, stem, path in _output_files(root, functions):
         with open(path) as fh:
             doc = json.load(fh)
         header = doc["header"]
@@ -115,7 +130,7 @@ def load_corpus(root=None, functions=None) -> list[Case]:
             if c.get("r_returned_null"):
                 error = "sdcMicro returned NULL"
             cases.append(Case(fun, c["id"], c.get("inputs") or {}, c.get("args") or {},
-                              tuple(c.get("tags") or ()), c.get("result"), error, header))
+                              tuple(c.get("tags") or ()), c.get("result"), error, header, stem))
     return cases
 
 
@@ -123,7 +138,7 @@ def corpus_header(root=None) -> dict:
     """Generation facts of the corpus: R/sdcMicro versions and the (latest) date."""
     root = reference_dir(root)
     dates, r_versions, sdc_versions = set(), set(), set()
-    for _, path in _output_files(root):
+    for _, _, path in _output_files(root):
         with open(path) as fh:
             h = json.load(fh)["header"]
         dates.add(h.get("date", ""))

@@ -34,7 +34,7 @@ from .._registry._methods import METHODS, method_by_r_name
 from ._fuzz_data import FuzzData
 from ._fuzz_run import _outcome
 
-__all__ = ["NOT_COMPARED", "method_frame", "method_variants", "run_methods"]
+__all__ = ["NOT_COMPARED", "MORE_MICROAGGREGATION", "method_frame", "method_variants", "run_methods"]
 
 #: methods of the registry the tester does not compare number for number, and why
 NOT_COMPARED = {
@@ -48,6 +48,9 @@ SKIPPED = {
     "mvTopCoding on collinear data": "robustbase 0.95.0's covMcd on an exact fit (sdcMicro's mvTopCoding, addNoise "
                                      "outdect) corrupts R's heap: the next R call aborts the process (fuzz seed 27)",
 }
+
+#: microaggregation's multivariate and clustering methods the tester draws besides mdav, simple, single, onedims
+MORE_MICROAGGREGATION = ("pca", "rmd", "pppca", "mcdpca", "clustpca", "clustpppca", "clustmcdpca", "influence")
 
 #: how many records a data set for the methods has at most (R's localSuppression takes minutes on 1e5)
 METHODS_MAX_N = 2000
@@ -162,6 +165,29 @@ def method_variants(ds: FuzzData, rng: np.random.Generator) -> list:
         args["weights"] = "w"
     out.append(("microaggregation", meth + ("+strata" if "strata_variables" in args else "")
                 + ("+weights" if "weights" in args else ""), args, data))
+    # the multivariate and clustering methods (pca, rmd, pppca, mcdpca; clustpca, clustpppca, clustmcdpca and
+    # influence with clara or pam): one more call, drawn from a stream of its own (the draws above unchanged);
+    # seeded where sdcMicro draws from R's stream (covMcd for rmd, MASS's cov.mcd for mcdpca/clustmcdpca)
+    more = np.random.default_rng([seed, 29])
+    if len(nums) >= 2:
+        meth = str(more.choice(MORE_MICROAGGREGATION))
+        k = int(more.integers(2, len(nums) + 1))
+        args = {"variables": [nums[i] for i in np.sort(more.choice(len(nums), size=k, replace=False))],
+                "aggr": int(more.integers(2, 6)), "method": meth, "seed": seed}
+        label = meth
+        if meth.startswith("clust") or meth == "influence":
+            args["clustermethod"] = str(more.choice(["clara", "pam"]))
+            args["nc"] = int(more.integers(2, 5))
+            label += f"+{args['clustermethod']}"
+        if meth not in ("rmd", "influence") and more.random() < 0.3:
+            args["measure"] = str(more.choice(["median", "trim", "onestep"]))
+            if args["measure"] == "trim":
+                args["trim"] = float(more.choice([0.1, 0.25]))
+            label += f"+{args['measure']}"
+        if strata and more.random() < 0.3:
+            args["strata_variables"] = [strata[int(more.integers(0, len(strata)))]]
+            label += "+strata"
+        out.append(("microaggregation", label, args, data))
     args = {"variables": pick(nums, int(rng.integers(1, len(nums) + 1))), "aggr": int(rng.integers(2, 6))}
     if rng.random() < 0.3:
         args["measure"] = "median"

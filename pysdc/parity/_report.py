@@ -34,7 +34,8 @@ def report_dict(outcomes, header, mode, divergences=None) -> dict:
     cases = []
     for o in outcomes:
         cases.append({
-            "id": o.case.id, "function": o.case.function, "status": o.status, "message": o.message,
+            "id": o.case.id, "function": o.case.function, "group": o.case.group, "status": o.status,
+            "message": o.message,
             "divergence": o.divergence["reason"] if o.divergence else None,
             "fields": {d.field: {"n": d.n, "ok": d.ok, "max_abs_diff": d.max_abs, "max_rel_diff": d.max_rel,
                                  "rtol": d.tolerance.rtol, "atol": d.tolerance.atol} for d in o.diffs},
@@ -72,6 +73,12 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def _group_label(stem: str, s: dict) -> str:
+    """The sdcMicro function of a summary row, with its output group where the row is one of its further files."""
+    fun = s.get("function", stem)
+    return f"`{fun}`" if stem == fun else f"`{fun}` (`{stem}.json`: {s.get('group', '')})"
+
+
 def markdown(rep: dict) -> str:
     h = rep["corpus"]
     v = rep["versions"]
@@ -107,12 +114,16 @@ def markdown(rep: dict) -> str:
                   "R's random stream is left after the call; a difference is named, not measured.", "",
                   "| sdcMicro | pysdc | cases | passed | known divergence (xfail) | failed | sdcMicro errors |",
                   "|---|---|---:|---:|---:|---:|---:|"]
-        for fun, s in methods.items():
-            lines.append(f"| `{fun}` | `protect.{s['python']}` | {s['cases']} | {s['passed']} | {s['xfail']} | "
-                         f"{s['failed'] + s['xpass']} | {s['errors_expected']} |")
+        for stem, s in methods.items():
+            lines.append(f"| {_group_label(stem, s)} | `protect.{s['python']}` | {s['cases']} | {s['passed']} | "
+                         f"{s['xfail']} | {s['failed'] + s['xpass']} | {s['errors_expected']} |")
+        if any(s.get("group") for s in methods.values()):
+            lines += ["", "A method's further groups (`file.json`: what they cover) are more stored outputs of the "
+                      "same sdcMicro function, run and compared as its own cases."]
     tot = {k: sum(s.get(k, 0) for s in rep["summary"].values())
            for k in ("cases", "passed", "xfail", "failed", "xpass", "not_run")}
-    not_run = f", {tot['not_run']} not run through the bridge (listed below)" if tot["not_run"] else ""
+    where = "through the bridge" if rep["mode"] != "native" else "natively (options pysdc offers through the bridge only)"
+    not_run = f", {tot['not_run']} not run {where} (listed below)" if tot["not_run"] else ""
     lines += ["", f"**Total: {_count(tot['cases'], 'case')}, {tot['passed']} passed, "
               f"{_count(tot['xfail'], 'known divergence')}, {tot['failed'] + tot['xpass']} failed{not_run}.**", ""]
     lines += ["Worst differences are over passed cases (relative ones where sdcMicro's value is not 0; "
@@ -144,10 +155,16 @@ def markdown(rep: dict) -> str:
             lines.append(f"- `{d['case']}` ({d['applies_to']}): {d['reason']}")
     skipped = [c for c in rep["cases"] if c["status"] == "not_run"]
     if skipped:
-        lines += ["", "## Not run through the bridge", "",
-                  "Neither passed nor failed: the installed sdcMicro lacks the function, or the case uses an option "
-                  "only pysdc has (the native function is compared with sdcMicro's stored result in the native "
-                  "report).", ""]
+        if rep["mode"] != "native":
+            lines += ["", "## Not run through the bridge", "",
+                      "Neither passed nor failed: the installed sdcMicro lacks the function, or the case uses an option "
+                      "only pysdc has (the native function is compared with sdcMicro's stored result in the native "
+                      "report).", ""]
+        else:
+            lines += ["", "## Not run natively", "",
+                      "Neither passed nor failed: the case uses an option pysdc offers through the bridge only "
+                      "(pysdc.r); the native function refuses it with the reason, and the live report compares the "
+                      "bridge with sdcMicro's stored result.", ""]
         why: dict = {}
         for c in skipped:
             why.setdefault(c["message"], []).append(c["id"])
@@ -218,9 +235,10 @@ def _svg_histogram(rel: np.ndarray, title: str) -> str:
 
 def html_page(rep: dict, outcomes) -> str:
     md_rows = []
-    for fun, s in rep["summary"].items():
+    for stem, s in rep["summary"].items():
         name = ("protect." if s.get("kind") == "method" else "") + s["python"]
-        cells = [fun, name, s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s.get("not_run", 0),
+        fun = s.get("function", stem)
+        cells = [fun if stem == fun else f"{fun} ({stem}.json: {s.get('group', '')})", name, s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s.get("not_run", 0),
                  s["errors_expected"], fmt_diff(s["worst_abs_diff"]), fmt_diff(s["worst_rel_diff"])]
         md_rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     plots = []

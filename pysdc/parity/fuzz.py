@@ -44,7 +44,7 @@ from .._errors import RNotAvailableError
 from .._version import REFERENCE_SDCMICRO_VERSION, __version__
 from ._corpus import divergence_for, is_method, load_divergences
 from ._fuzz_data import make_dataset
-from ._fuzz_methods import METHODS_MAX_N, run_methods
+from ._fuzz_methods import METHODS_MAX_N, MORE_MICROAGGREGATION, run_methods
 from ._fuzz_run import run_dataset
 
 __all__ = ["CLASSES", "classify", "run", "merge", "recheck", "write_results", "main"]
@@ -268,7 +268,9 @@ def _markdown_methods(doc: dict, max_rows: int) -> str:
         "through the R bridge (`pysdc.r`) with the same seed, and compared by the method's own stored-case "
         "comparison (suppressed cells, groups, recodes and R-stream draws exactly; closed-form floats at the "
         "tolerances of `pysdc/_tolerances.py`). A refusal on one side only, or a raw (non-pysdc) error, is a "
-        "mismatch. rankSwap and recordSwap are not compared (their C++ generators; listed divergences). "
+        "mismatch. microaggregation is called twice on each data set: with mdav, simple, single or onedims, and "
+        f"with one of {', '.join(MORE_MICROAGGREGATION)} (the clustering ones with clara or pam). "
+        "rankSwap and recordSwap are not compared (their C++ generators; listed divergences). "
         "Reproduce a data set with `python -m pysdc.parity.fuzz --methods --replay SEED`.", "",
         f"**Total: {t['calls']} calls, {t['agree']} agree, {t['both-refused']} refused by both, "
         f"{t['explained']} explained divergences, {t['mismatch']} unexplained mismatches.**", "",
