@@ -118,7 +118,7 @@ class _Cells:
         tree = cKDTree(self.z[ids], leafsize=self.leaf, balanced_tree=False)
         self.tree, self.tids, self.m = tree, ids, m
         perm = ids[tree.indices]
-        big = int(max(8 * self.leaf, 2 * np.sqrt(m)))
+        big = int(max(8 * self.leaf, 0.7 * np.sqrt(m)))  # records per group of leaves (~25 leaves at 1e6)
         starts, sc_of = [], []
         nsc = 0
         stack = [(tree.tree, -1)]
