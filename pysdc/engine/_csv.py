@@ -4,14 +4,18 @@ DuckDB and Spark read every field as text, with the file's dialect (separator, q
 its NA strings; the columns are then typed in SQL by the rules of the pandas path (R's ``read.csv``),
 decided over every value of every file together, not over a sample:
 
-* a column without a present value is logical (all missing);
-* a column whose present values are all the empty text is text;
-* logical if every non-empty value is ``TRUE``/``FALSE``/``T``/``F``/``true``/``false``/``True``/``False``;
-* integer if every non-empty value is a whole number (white space around it allowed, a field of white
-  space only missing; ``01`` is 1), double if beyond R's 32-bit integers;
-* double if every non-empty value is a number (with the decimal mark of the dialect; ``inf``/``nan``
-  as Python reads them, NaN missing);
-* text otherwise (the NA strings missing, empty fields the value ``""``, as in R).
+* a field that is empty, quoted empty or white space only is blank: missing except in text columns;
+* a column of missing and blank fields only is logical (all missing);
+* logical if every non-blank value is ``TRUE``/``FALSE``/``T``/``F`` (not ``true``/``True``/``false``/
+  ``False``: those make the column text, as in R);
+* integer if every non-blank value is a whole number (white space before it allowed, not after it:
+  that makes the column double, as in R; ``01`` is 1), double if beyond R's 32-bit integers;
+* double if every non-blank value is a number (with the decimal mark of the dialect, white space
+  around it allowed; ``inf``/``nan`` as Python reads them, NaN missing);
+* text otherwise (the NA strings missing, blank fields their text, ``""`` for an empty one, as in R).
+
+The rules of R not matched (hexadecimal numbers, incomplete exponents such as ``1e``) are listed in
+:mod:`pysdc.io`'s docstring.
 
 A record with more fields than the header, a NUL character in a field, and files whose headers
 differ are refused (InvalidParameterError), as by the pandas path. A schema sidecar
@@ -31,14 +35,17 @@ import numpy as np
 from .. import io as _io
 from .._errors import InvalidParameterError
 from .._types import R_INT_MAX
-from ..io import FALSE_TEXTS, TRUE_TEXTS, check_dtype_fits, effective_entry, warn_big_integers
+from ..io import BLANK_CHARS, FALSE_TEXTS, INFER_LOGICAL_TEXTS, TRUE_TEXTS, check_dtype_fits, effective_entry, warn_big_integers
 
 __all__ = ["csv_options", "duckdb_csv", "spark_csv"]
 
 #: Python's white space as ``int()``/``float()``/``str.strip()`` take it (ASCII part; other white
 #: space makes a field text on the pandas path too)
 _WS = "[ \t\n\r\x0b\x0c\x1c-\x1f]"
-_INT = f"^{_WS}*([+-]?[0-9]+)?{_WS}*$"
+#: a whole number as R's read.csv reads one: white space before it, none after it (that makes R read a double)
+_INT = f"^{_WS}*([+-]?[0-9]+)?$"
+#: a blank field (empty or white space only), as R's type inference takes it
+_BLANK = "^[" + BLANK_CHARS + "]*$"
 _FLOAT = f"^{_WS}*([+-]?(([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?|(?i:inf|infinity|nan)))?{_WS}*$"
 _TRIM = (f"^{_WS}+", f"{_WS}+$")
 #: DuckDB's own CSV encodings (others need its "encodings" extension, which pysdc does not load)
@@ -135,7 +142,9 @@ def _all(cond: str, c: str) -> str:
 
 
 def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch=None) -> str:
-    bools = ", ".join(sql.lit(t) for t in TRUE_TEXTS + FALSE_TEXTS)
+    bools = ", ".join(sql.lit(t) for t in INFER_LOGICAL_TEXTS)
+    # (a schema's logical column takes R's other logical texts too: true, True, false, False)
+    more_bools = ", ".join(sql.lit(t) for t in TRUE_TEXTS + FALSE_TEXTS if t not in INFER_LOGICAL_TEXTS)
     parts = []
     for i, e in enumerate(sch["columns"] if sch is not None else []):
         c = sql.q(e["name"])
@@ -150,8 +159,8 @@ def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch
             if str(e.get("dtype")) in ("float32", "Float32"):  # every value a float32 number
                 parts.append(f"min(CASE WHEN CAST(CAST({x} AS FLOAT) AS DOUBLE) = {x} OR isnan({x}) THEN 1 "
                              f"WHEN {x} IS NOT NULL THEN 0 END) AS s{i}")
-    # each value's kind once (3 logical, 2 whole number, 1 other number, 0 text, NULL empty or missing;
-    # the logical texts are no numbers), in an inner query; the aggregates over the kinds outside
+    # each value's kind once (4 logical, 3 logical with a schema only, 2 whole number, 1 other number, 0 text,
+    # NULL blank or missing; the logical texts are no numbers), in an inner query; the aggregates over the kinds outside
     inner = []
     for i, name in enumerate(header):
         c = sql.q(name)
@@ -159,13 +168,15 @@ def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch
         parts.append(f"max(CASE WHEN instr({c}, {sql.nul()}) > 0 THEN 1 ELSE 0 END) AS z{i}")
         if name not in cols:
             continue
-        inner.append(f"CASE WHEN {c} IS NULL OR {c} = '' THEN NULL WHEN {c} IN ({bools}) THEN 3 WHEN {sql.rx(c, _INT)} THEN 2 "
+        inner.append(f"CASE WHEN {c} IS NULL OR {c} = '' OR {sql.rx(c, _BLANK)} THEN NULL "
+                     f"WHEN {c} IN ({bools}) THEN 4 WHEN {c} IN ({more_bools}) THEN 3 WHEN {sql.rx(c, _INT)} THEN 2 "
                      f"WHEN {_is_number(sql, c, decimal)} THEN 1 ELSE 0 END AS pysdc_k{i}")
         k = f"pysdc_k{i}"
         size = f"abs(coalesce(TRY_CAST({c} AS DOUBLE), TRY_CAST({sql.trim(c)} AS DOUBLE)))"
         parts += [
             f"count({k}) AS e{i}",
-            f"min(CASE WHEN {k} = 3 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS b{i}",
+            f"min(CASE WHEN {k} = 4 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS b{i}",
+            f"min(CASE WHEN {k} >= 3 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS l{i}",
             f"min(CASE WHEN {k} = 2 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS i{i}",
             f"min(CASE WHEN {k} IN (1, 2) THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS f{i}",
             f"max(CASE WHEN {k} = 2 THEN {size} END) AS m{i}",
@@ -183,7 +194,7 @@ def _classes(row: dict, header: list, cols: list) -> dict:
         elif not row[f"n{i}"]:
             out[name] = "logical"  # R: an all-NA column is logical
         elif not row[f"e{i}"]:
-            out[name] = "character"
+            out[name] = "logical"  # R: a column of missing and blank fields is logical
         elif row[f"b{i}"] == 1:
             out[name] = "logical"
         elif row[f"i{i}"] == 1:
@@ -240,7 +251,7 @@ def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
     for i, name in enumerate(header):  # the schema's classes must hold the values (as on the pandas path)
         cls = classes[name]
         ok = {"integer": row.get(f"f{i}") == 1 and row.get(f"w{i}") != 0, "numeric": row.get(f"f{i}") != 0,
-              "logical": row.get(f"b{i}") != 0}.get(cls, True)
+              "logical": row.get(f"l{i}") != 0}.get(cls, True)
         if cls in ("integer", "numeric") and row.get(f"e{i}") == 0:
             ok = True
         if not ok:

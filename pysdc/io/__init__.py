@@ -63,11 +63,27 @@ string columns missing values come back as ``None`` (``pd.NA`` for the
 ``string`` dtype).
 
 Without a schema, :func:`read_table` infers the types the way R's
-``read.csv(na.strings = "NA")`` does: a column is logical if every value is
-``TRUE``/``FALSE``/``T``/``F``/``true``/``false``/``True``/``False``, integer
-if every value is a whole number within R's integer range, numeric if every
-value is a number, character otherwise; blank fields are missing except in
-character columns. Parquet files (``.parquet``, ``.pq``; needs ``pyarrow``)
+``read.csv(na.strings = "NA")`` does (``type.convert``), over every value of the column:
+
+* a field is *blank* if it is empty, quoted empty (``""``) or white space only (space, tab, ``\\r``,
+  ``\\f``, ``\\v``); blank fields are missing except in character columns, where they keep their text;
+  the ``na_values`` (R's ``na.strings``, quoted or not, matched exactly: `` NA`` is text) are missing in
+  every column;
+* a column of missing and blank fields only is logical, all ``NA`` (so a key variable of empty fields is
+  missing everywhere, not the category ``""``);
+* logical if every other value is ``TRUE``/``FALSE``/``T``/``F`` (only these: a column holding ``true`` or
+  ``False`` is character, as in R; with a schema's logical class ``true``/``True``/``false``/``False`` are
+  read too);
+* integer if every other value is a whole number within R's integer range (white space before it
+  allowed, not after it: ``"3 "`` makes the column numeric, as in R; ``007`` is 7);
+* numeric if every other value is a number (white space around it allowed; ``Inf``, ``inf``,
+  ``Infinity``; ``NaN`` is read as missing: pandas keeps no NaN apart from NA);
+* character otherwise.
+
+Not matched (measured against R 4.2's ``read.csv``; pysdc reads these as text where R reads a
+number): hexadecimal numbers (``0x1A`` is 26 in R), and numbers with an incomplete exponent
+(``1e``, ``1.5e``, ``1e+``, which R reads as 1 and 1.5). R's ``NaN`` becomes missing.
+Parquet files (``.parquet``, ``.pq``; needs ``pyarrow``)
 carry their own types; SPSS (``.sav``, ``.zsav``, ``.por``; needs ``pyreadstat``)
 and Stata (``.dta``) files too, their value labels read as categoricals the way
 ``haven::as_factor`` makes factors of them.
@@ -95,7 +111,7 @@ from ._dialect import DIALECT_DEFAULTS, csv_dialect, resolve_dialect, separator_
 from ._interchange import as_frame, interchange_kind, is_interchange, to_pandas
 from ._read import PROGRESS_MIN_BYTES, read_header, read_table
 from ._schema import SCHEMA_FORMAT, effective_entry, read_schema, table_schema
-from ._values import FALSE_TEXTS, TRUE_TEXTS, check_dtype_fits, warn_big_integers
+from ._values import BLANK_CHARS, FALSE_TEXTS, INFER_LOGICAL_TEXTS, TRUE_TEXTS, check_dtype_fits, warn_big_integers
 from ._write import Terminated, atomic_output, check_output, refuse_overwriting_inputs, sigterm_as_exception, write_bytes, write_text
 
 __all__ = [
@@ -105,7 +121,7 @@ __all__ = [
     # the typed-table format and its schema sidecar
     "write_table", "schema_path", "read_schema", "table_schema", "effective_entry", "SCHEMA_FORMAT",
     # R's texts and the dtype check (shared with the engines' CSV readers)
-    "TRUE_TEXTS", "FALSE_TEXTS", "check_dtype_fits", "warn_big_integers",
+    "TRUE_TEXTS", "FALSE_TEXTS", "INFER_LOGICAL_TEXTS", "BLANK_CHARS", "check_dtype_fits", "warn_big_integers",
     # outputs
     "check_output", "refuse_overwriting_inputs", "atomic_output", "write_bytes", "write_text",
     "sigterm_as_exception", "Terminated",

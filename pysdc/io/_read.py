@@ -364,7 +364,9 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
         Texts that mean a missing value, like R's ``na.strings``. Blank
         fields are missing in numeric, integer and logical columns anyway; in
         text and factor columns they are the value ``""`` (as in R) unless
-        ``""`` is listed here.
+        ``""`` is listed here. Without a schema, a column of blank fields (empty,
+        quoted empty, white space) and missing values only is logical, all missing
+        (as in R).
     usecols : list of str, optional
         Read only these columns (in the file's order): much faster on wide files. Unknown
         names are an error.

@@ -11,11 +11,19 @@ import pandas as pd
 from .._errors import InvalidParameterError, PysdcWarning
 from .._types import R_INT_MAX as _INT32_MAX  # (io._schema reads it here)
 
-__all__ = ["TRUE_TEXTS", "FALSE_TEXTS", "check_dtype_fits", "warn_big_integers"]
+__all__ = ["TRUE_TEXTS", "FALSE_TEXTS", "INFER_LOGICAL_TEXTS", "BLANK_CHARS", "check_dtype_fits",
+           "warn_big_integers"]
 
-#: the texts R's ``read.csv`` reads as TRUE / as FALSE (the engines' CSV readers use them too)
+#: the texts R reads as TRUE / as FALSE in a column that is logical (by a schema); the engines' CSV readers
+#: use them too
 TRUE_TEXTS = ("TRUE", "T", "true", "True")
 FALSE_TEXTS = ("FALSE", "F", "false", "False")
+#: the texts that make a column logical in R's ``read.csv`` type inference (``type.convert``): only these;
+#: a column holding ``true`` or ``False`` is text (measured: r_reference/generate_csv_typing.R)
+INFER_LOGICAL_TEXTS = ("TRUE", "T", "FALSE", "F")
+#: the white space of a blank field (C's isspace): a field of these only is blank, as an empty one
+BLANK_CHARS = " \t\n\r\x0b\x0c"
+_BLANK_RX = f"[{BLANK_CHARS}]*"
 
 _INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 _FLOATS = ("float32", "float64", "Float32", "Float64")
@@ -153,8 +161,26 @@ def _parse_int(text: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
     return vals, miss
 
 
-def _parse_bool(text: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+def _text_series(values: np.ndarray) -> pd.Series:
+    """Present texts as a Series whose string methods are fast (Arrow's where pyarrow is installed)."""
+    try:
+        return pd.Series(values, dtype="string[pyarrow]")
+    except (ImportError, TypeError, ValueError):
+        return pd.Series(values, dtype=object)
+
+
+def _blank(text: np.ndarray) -> np.ndarray:
+    """Missing, empty or white space only (R's blank fields: missing in logical, integer and numeric columns)."""
     miss = _missing_or_blank(text)
+    rest = ~miss
+    if rest.any():
+        miss = miss.copy()
+        miss[rest] = _text_series(text[rest]).str.fullmatch(_BLANK_RX).to_numpy(dtype=bool)
+    return miss
+
+
+def _parse_bool(text: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+    miss = _blank(text)
     s = pd.Series(np.where(miss, "FALSE", text).astype(object), dtype=object)
     is_t = s.isin(TRUE_TEXTS).to_numpy()
     is_f = s.isin(FALSE_TEXTS).to_numpy()
@@ -295,13 +321,11 @@ def _bool_series(vals: np.ndarray, miss: np.ndarray, dtype) -> pd.Series:
 
 def _infer(text: np.ndarray, what: str, decimal: str = ".") -> pd.Series:
     """R's read.csv type inference on one column of text."""
-    present = text[~pd.isna(text)]
-    if len(present) == 0:
-        return pd.Series(pd.array([pd.NA] * len(text), dtype="boolean"))  # R: an all-NA column is logical
-    nonblank = present[present != ""]
-    if len(nonblank) == 0:
-        cls = "character"
-    elif pd.Series(nonblank, dtype=object).isin(TRUE_TEXTS + FALSE_TEXTS).all():
+    blank = _blank(text)
+    nonblank = text[~blank]
+    if len(nonblank) == 0:  # R: a column of missing and blank fields (empty, "", white space) is logical
+        return pd.Series(pd.array([pd.NA] * len(text), dtype="boolean"))
+    if pd.Series(nonblank, dtype=object).isin(INFER_LOGICAL_TEXTS).all():
         cls = "logical"
     else:
         cls = "character"
@@ -318,6 +342,8 @@ def _infer(text: np.ndarray, what: str, decimal: str = ".") -> pd.Series:
         try:
             if _parse_int not in passes:
                 raise InvalidParameterError("not integer")
+            if _text_series(nonblank).str.contains(f"[{BLANK_CHARS}]$").any():
+                raise InvalidParameterError("white space after a whole number: R reads a double")
             ints, _ = _parse_int(nonblank, what)
             cls = "numeric" if (np.abs(ints) > _INT32_MAX).any() else "integer"
             warn_big_integers(ints, what)
