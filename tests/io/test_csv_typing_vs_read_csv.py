@@ -192,3 +192,23 @@ def test_live_freqcalc_with_an_empty_key_column_equals_sdcmicro(tmp_path):
     got = fk(read_table(p))
     np.testing.assert_array_equal(np.asarray(got, dtype=float), np.asarray(o["fk"], dtype=float))
     assert got.tolist() != fk(read_table(p, text_columns=["b"])).tolist()  # b read as the category "": other fk
+
+
+@pytest.mark.spark
+def test_spark_types_one_stored_file_as_read_csv():
+    """Spark (slow to start: one file) with blank, white-space and quoted empty fields, True/False text and a
+    column of blank fields only: R's classes and values."""
+    case = next(c for c in CASES if c["id"] == "csv_typing_008")
+    res = case["result"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = pysdc.scan(ROOT / case["inputs"]["file"], engine="spark", **_kwargs(case["args"]))
+        rows = s.relation().toPandas() if hasattr(s.relation(), "toPandas") else s.relation().df()
+    assert {c: s.table().rclass(c) for c in res["columns"]} == res["classes"]
+    for c in res["columns"]:
+        got = [None if v is None or (isinstance(v, float) and np.isnan(v)) else v
+               for v in rows[c].to_numpy(dtype=object)]
+        want = _r_values(res["values"][c])
+        if res["classes"][c] == "logical":
+            got = [None if v is None else ("TRUE" if v else "FALSE") for v in got]
+        assert got == want, c
