@@ -67,8 +67,11 @@ def _d32(xr: np.ndarray, q: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def _rowsum(t: np.ndarray) -> np.ndarray:
     """The columns of ``t`` added one after the other (in its precision)."""
-    d = t[:, 0].copy()
-    for j in range(1, t.shape[1]):  # a loop over variables
+    p = t.shape[1]
+    if p == 1:
+        return t[:, 0]
+    d = t[:, 0] + t[:, 1]
+    for j in range(2, p):  # a loop over variables
         d += t[:, j]
     return d
 
@@ -111,6 +114,7 @@ class _Cells:
         self.alive[n] = False
         self.leaf_of = np.empty(n, dtype=np.int64)
         self.kk_bound = 1.0 / (1 - eta)
+        self.rb_scale = 1 + eta  # the ball's bound: (|cen - qz| + rad)^2 * (1 + eta)
         self._build(np.arange(n))
 
     def _build(self, ids: np.ndarray) -> None:
@@ -166,12 +170,12 @@ class _Cells:
         self.cmax = float(np.sqrt(max(self.balls[:, -3].max(), self.balls2[:, -3].max())))  # the largest |cen|
 
     def _balls(self, zs, starts, lens, pad):
-        """A ball (in z) around the records of each range: a table of rows (centre, |centre|^2, radius,
-        open: 1.0 while a record of the range remains), with ``pad`` closed rows appended."""
+        """A ball (in z) around the records of each range: a table of rows (-2 centre, |centre|^2, radius,
+        open: 1 + eta while a record of the range remains, 0 after), with ``pad`` closed rows appended."""
         cen = np.add.reduceat(zs, starts, axis=0) / lens[:, None]
         r = np.sqrt(((zs - np.repeat(cen, lens, axis=0)) ** 2).sum(axis=1))
         rad = np.maximum.reduceat(r, starts) * (1 + 1e-12) + 2 * self.sig
-        t = np.column_stack([cen, (cen ** 2).sum(axis=1), rad, np.ones(starts.size)])
+        t = np.column_stack([-2.0 * cen, (cen ** 2).sum(axis=1), rad, np.full(starts.size, self.rb_scale)])
         return np.vstack([t, np.zeros((pad, t.shape[1]))]) if pad else t
 
     def remove(self, rows: np.ndarray) -> None:
@@ -194,17 +198,15 @@ class _Cells:
     def _ub(self, balls: np.ndarray, qz: np.ndarray, q2: float, err: float) -> np.ndarray:
         """Upper bounds of the single-precision distances from q to the records of each ball (0: closed):
         (|cen - qz| + rad)^2 * (1 + eta), |cen - qz|^2 as |cen|^2 - 2 cen.qz + |qz|^2 plus ``err``, a bound
-        of its rounding error."""
+        of its rounding error (the factor 1 + eta is the open column)."""
         p = qz.size
         ub = balls[:, :p] @ qz
-        ub *= -2.0
         ub += balls[:, p]
         ub += q2 + err
         np.sqrt(ub, out=ub)
         ub += balls[:, p + 1]
         ub *= ub
         ub *= balls[:, p + 2]
-        ub *= self.rb_scale
         return ub
 
     def farthest(self, q: np.ndarray, qz: np.ndarray) -> int:
@@ -213,9 +215,8 @@ class _Cells:
         err = 4 * (qz.size + 8) * 2.0 ** -53 * (self.cmax + np.sqrt(q2)) ** 2
         ub2 = self._ub(self.balls2, qz, q2, err)
         # the records of the leaves with the largest bounds first: a remaining record's distance lb
-        leaves = self.leaves_of[int(np.argmax(ub2))]
-        ub = self._ub(self.balls.take(leaves, axis=0), qz, q2, err)
-        rows = self._rows(leaves.take(np.argpartition(-ub, 3)[:4]) if leaves.size > 4 else leaves)
+        # (all of the group with the largest bound: on a few hundred records a NumPy call costs the same)
+        rows = self._rows(self.leaves_of[int(np.argmax(ub2))])
         lb = float(_d32(self.x.take(rows, axis=0), q, self.w).max())
         leaves = self.leaves_of.compress(ub2 >= lb, axis=0).ravel()
         ub = self._ub(self.balls.take(leaves, axis=0), qz, q2, err)
@@ -337,7 +338,6 @@ def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     eta = (p + 2) * 2.0 ** -22  # > the relative error of a single-precision distance
     sig = 1e-12 * (float(np.abs(z).max(initial=0.0)) + 1.0)  # > the error of a real distance in z
     cells = _Cells(x, z, w, eta, sig, _LEAF)
-    cells.rb_scale = 1 + eta  # the ball's bound: (|cen - qz| + rad)^2 * (1 + eta)
     alive = cells.alive
     shell = _Shell(z, alive, eta, sig, max(512, n // 64))  # longer lists on more records: fewer rebuilds
     gval = np.empty((n // k + 1, p))  # each group's value, in the order the groups are formed
