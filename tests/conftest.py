@@ -176,3 +176,16 @@ def pytest_runtest_setup(item):
     why = missing_reason(item)
     if why is not None:
         pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for every test that asks for it (the tests carry ``pytest.mark.spark``, so they
+    skip with the reason where PySpark or Java 17 is missing): 2 cores, 4 shuffle partitions, no UI."""
+    from pyspark.sql import SparkSession
+
+    s = (SparkSession.builder.master("local[2]").appName("pysdc-tests").config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()

@@ -87,16 +87,6 @@ def _models_equal(got, d, keys) -> None:
 # ---------------------------------------------------------------------------------------------- Spark
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    s = (SparkSession.builder.master("local[2]").appName("pysdc-tests").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    s.sparkContext.setLogLevel("ERROR")
-    yield s
-
-
 @pytest.mark.spark
 @pytest.mark.parametrize("in_engine", [False, True], ids=["collected", "in_spark"])
 @pytest.mark.parametrize("which", list(KEYSETS))

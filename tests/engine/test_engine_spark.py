@@ -24,17 +24,6 @@ REF = Path(__file__).resolve().parents[2] / "r_reference" / "inputs"
 HIER = tolerance_for("measure_risk", "hier_risk")
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    s = (SparkSession.builder.master("local[2]").appName("pysdc-tests").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    s.sparkContext.setLogLevel("ERROR")
-    yield s
-    s.stop()
-
-
 def _sdf(spark, df: pd.DataFrame):
     """A Spark DataFrame of ``df`` with missing values as nulls (categories as their labels)."""
     plain = df.copy()

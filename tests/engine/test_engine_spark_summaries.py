@@ -31,16 +31,6 @@ from pysdc.problem._model import engine_risk_model
 
 pytestmark = pytest.mark.spark  # PySpark and Java 17: skipped with the reason by tests/conftest.py
 
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    s = (SparkSession.builder.master("local[2]").appName("pysdc-tests").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    s.sparkContext.setLogLevel("ERROR")
-    yield s
-
-
 def _frame(n=3000, seed=5):
     """Keys of four Spark types (bigint, string, double, boolean), weights (some below 1: risks above 1),
     households of three."""

@@ -36,16 +36,6 @@ MAX_TASKS = 400
 MAX_TASKS_PER_STAGE = 16
 
 
-@pytest.fixture(scope="module")
-def spark():
-    from pyspark.sql import SparkSession
-
-    s = (SparkSession.builder.master("local[2]").appName("pysdc-tests").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    s.sparkContext.setLogLevel("ERROR")
-    yield s
-
-
 def _records(n=N, seed=26) -> pd.DataFrame:
     """Four keys of four Spark types (bigint, string, double, boolean), each missing in ~15 % of the records
     independently (every pattern of missing keys present), and weights."""

@@ -276,16 +276,6 @@ def test_duckdb_refuses_ragged_records_and_nul_bytes(tmp_path):
 # ----------------------------------------------------------------------------- Spark
 
 
-@pytest.fixture(scope="module")
-def spark():  # the tests that use it carry pytest.mark.spark
-    from pyspark.sql import SparkSession
-
-    s = (SparkSession.builder.master("local[2]").appName("pysdc-tests").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "4").getOrCreate())
-    s.sparkContext.setLogLevel("ERROR")
-    yield s
-
-
 @pytest.mark.parametrize("layout", ["all.csv", "parts"])
 @pytest.mark.spark
 def test_spark_reads_the_same_frame_and_numbers(files, spark, pandas_numbers, layout):
