@@ -7,7 +7,8 @@ weighted mean and median (``weights``), where sdcMicro ignores weights or a meas
 ``python3 make_cases_microaggregation_measures.py`` (from ``r_reference/``) writes ``inputs/mw30.*`` (30 records:
 three variables on a 1/8 grid full of ties, one with missing values; weight columns: distinct, all ones, zeros,
 negative, one missing; a stratum factor), ``inputs/mt200.*`` (integers up to 2^62 beside eighths: long-double
-sums that round), ``inputs/mo6.*`` (onestep with a missing value where sdcMicro goes on) and ``cases/microaggregation_measures.json``. Arguments use sdcMicro's
+sums that round), ``inputs/mo6.*`` (onestep with a missing value where sdcMicro goes on) and
+``cases/microaggregation_measures.json``. Arguments use sdcMicro's
 names; ``weights`` names a column (the R script passes that column's vector); ``seed`` is R's ``set.seed`` before
 the call. Real data: ``eusilc.csv.gz`` (hy040n, hy050n, eqIncome; weight rb050; strata db040). Outputs:
 ``generate_protect_microaggregation_measures.R``.

@@ -56,33 +56,33 @@ def dqrdc2(x: np.ndarray, tol: float = 1e-7) -> tuple[np.ndarray, int, np.ndarra
     work1 = qraux.copy()
     work2 = np.where(qraux == 0.0, 1.0, qraux)
     k = p + 1
-    for l in range(min(n, p)):  # columns
-        while l + 1 < k and qraux[l] < work2[l] * tol:  # move the negligible column to the end
-            perm = list(range(l)) + list(range(l + 1, p)) + [l]
+    for jc in range(min(n, p)):  # columns
+        while jc + 1 < k and qraux[jc] < work2[jc] * tol:  # move the negligible column to the end
+            perm = list(range(jc)) + list(range(jc + 1, p)) + [jc]
             a, qraux, work1, work2 = a[:, perm], qraux[perm], work1[perm], work2[perm]
             k -= 1
-        if l == n - 1:
+        if jc == n - 1:
             break
-        nrmxl = _nrm2(a[l:, l])
+        nrmxl = _nrm2(a[jc:, jc])
         if nrmxl == 0.0:
             continue
-        if a[l, l] != 0.0:
-            nrmxl = math.copysign(nrmxl, a[l, l])
-        a[l:, l] *= 1.0 / nrmxl
-        a[l, l] = 1.0 + a[l, l]
-        for j in range(l + 1, p):
-            t = -_dot(a[l:, l], a[l:, j]) / a[l, l]
-            a[l:, j] += t * a[l:, l]
+        if a[jc, jc] != 0.0:
+            nrmxl = math.copysign(nrmxl, a[jc, jc])
+        a[jc:, jc] *= 1.0 / nrmxl
+        a[jc, jc] = 1.0 + a[jc, jc]
+        for j in range(jc + 1, p):
+            t = -_dot(a[jc:, jc], a[jc:, j]) / a[jc, jc]
+            a[jc:, j] += t * a[jc:, jc]
             if qraux[j] == 0.0:
                 continue
-            tt = max(1.0 - (abs(a[l, j]) / qraux[j]) ** 2, 0.0)
+            tt = max(1.0 - (abs(a[jc, j]) / qraux[j]) ** 2, 0.0)
             if abs(tt) < 1e-6:
-                qraux[j] = _nrm2(a[l + 1:, j])
+                qraux[j] = _nrm2(a[jc + 1:, j])
                 work1[j] = qraux[j]
             else:
                 qraux[j] = qraux[j] * math.sqrt(tt)
-        qraux[l] = a[l, l]
-        a[l, l] = -nrmxl
+        qraux[jc] = a[jc, jc]
+        a[jc, jc] = -nrmxl
     rank = min(k - 1, n)
     return a, rank, qraux
 

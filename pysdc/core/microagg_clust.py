@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from .clara import clara, pam
+from .mass_mcd import mcd_pca_scores
 from .microagg import fixed_groups
 from .microagg_pca import pca_scores
-from .mass_mcd import mcd_pca_scores
 from .microagg_pppca import ppca_scores
 
 __all__ = ["CLUSTER_METHODS", "cluster_of", "clust_order", "medoid_ties"]

@@ -51,8 +51,8 @@ def r_median_rows(y: np.ndarray) -> np.ndarray:
 def _matmul_seq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` with each entry's products added in order from 0 (the reference BLAS's dgemm)."""
     out = np.zeros((a.shape[0], b.shape[1]))
-    for l in range(a.shape[1]):  # variables
-        out += a[:, l:l + 1] * b[l:l + 1, :]
+    for jc in range(a.shape[1]):  # variables
+        out += a[:, jc:jc + 1] * b[jc:jc + 1, :]
     return out
 
 

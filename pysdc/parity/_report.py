@@ -238,7 +238,8 @@ def html_page(rep: dict, outcomes) -> str:
     for stem, s in rep["summary"].items():
         name = ("protect." if s.get("kind") == "method" else "") + s["python"]
         fun = s.get("function", stem)
-        cells = [fun if stem == fun else f"{fun} ({stem}.json: {s.get('group', '')})", name, s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s.get("not_run", 0),
+        label = fun if stem == fun else f"{fun} ({stem}.json: {s.get('group', '')})"
+        cells = [label, name, s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s.get("not_run", 0),
                  s["errors_expected"], fmt_diff(s["worst_abs_diff"]), fmt_diff(s["worst_rel_diff"])]
         md_rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     plots = []

@@ -18,13 +18,13 @@ import numpy as np
 
 from .._errors import CoercionWarning, InvalidParameterError
 from .._validation import user_stacklevel
-from ..core.microagg import fixed_groups
-from ..core.microagg_clust import CLUSTER_METHODS, clust_order, cluster_of, medoid_ties
 from ..core.clara import ClusterError
 from ..core.mass_mcd import MCDError, mcd_pca_scores
+from ..core.microagg import fixed_groups
+from ..core.microagg_clust import CLUSTER_METHODS, clust_order, cluster_of, medoid_ties
 from ..core.microagg_pppca import ZeroDirection, ppca_scores
-from ..core.rrandom import RRandom
 from ..core.microagg_stats import aggregate
+from ..core.rrandom import RRandom
 
 __all__ = ["CLUST_METHODS", "clust_runner"]
 
