@@ -15,8 +15,8 @@ CORPUS = ROOT / "r_reference"
 
 def _corpus_files(root: Path) -> set[str]:
     files = {"divergences.json"}
-    for sub, pattern in (("cases", "*.json"), ("inputs", "*"), ("outputs", "*.json")):
-        files |= {f"{sub}/{p.name}" for p in (root / sub).glob(pattern) if p.is_file()}
+    for sub, pattern in (("cases", "*.json"), ("inputs", "**/*"), ("outputs", "*.json")):
+        files |= {p.relative_to(root).as_posix() for p in (root / sub).glob(pattern) if p.is_file()}
     return files
 
 
