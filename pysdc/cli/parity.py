@@ -102,9 +102,10 @@ def run(args) -> int:
         if i:
             print()
         print(f"{mode}:")
+        name_width = max((len(fun) for fun in summary), default=16)
         for fun, s in summary.items():
             not_run = f"  {s['not_run']} not run (bridge)" if s.get("not_run") else ""
-            print(f"  {fun:16s} {s['cases']:4d} cases  {s['passed']:4d} passed  {s['xfail']:3d} xfail  "
+            print(f"  {fun:{name_width}s} {s['cases']:4d} cases  {s['passed']:4d} passed  {s['xfail']:3d} xfail  "
                   f"{s['failed'] + s['xpass']:4d} failed{not_run}  {worst_text(s)}")
         if any(o.status in ("failed", "xpass") for o in outcomes):
             status = 1
