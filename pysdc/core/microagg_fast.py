@@ -237,7 +237,7 @@ class _Cells:
         """One query of the tree for the records nearest to each seed: (distances, records), for
         :meth:`nearest` (valid while records are only removed, the tree rebuilt or not)."""
         kk = min(self.m, 2 * k + 8)
-        dd, idx = self.tree.query(self.z[list(seeds)], k=kk)
+        dd, idx = self.tree.query(self.z.take(seeds, axis=0), k=kk)
         return dd.reshape(len(seeds), kk), self.tids.take(idx).reshape(len(seeds), kk)
 
     def nearest(self, q: np.ndarray, qz: np.ndarray, k: int, pre=None) -> np.ndarray:
