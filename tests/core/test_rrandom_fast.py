@@ -21,41 +21,18 @@ import pytest
 from pysdc.core import ldsum, rdist
 from pysdc.core.distance import r_sd
 from pysdc.core.noise import r_cov_complete, r_mean
-from pysdc.core.rdist import _A, _B, _C, _D, _E, _F, c_log, norm_rand, qnorm
+from pysdc.core.rdist import c_log, norm_rand, qnorm
 from pysdc.core.rrandom import RRandom, inversion_uniforms
 from pysdc.protect._recode import _quantile7
 
+from _rstream import inversion, norm_rand_scalar, qnorm_scalar
+
 LD = np.longdouble
-BIG = 134217728.0
 I2_32M1 = 2.328306437080797e-10
 
 
 def _bits(x):
     return np.asarray(x, dtype=np.float64).view(np.uint64)
-
-
-def _poly(coef, r):
-    acc = r * coef[7] + coef[6]
-    for c in coef[5::-1]:
-        acc = acc * r + c
-    return acc
-
-
-def _qnorm_scalar(p: float) -> float:
-    """AS 241 (Wichura 1988) for one p in (0, 1), as R's qnorm evaluates it, with math.log (the C library's)."""
-    q = p - 0.5
-    if abs(q) <= 0.425:
-        r = 0.180625 - q * q
-        return q * _poly(_A, r) / _poly(_B, r)
-    r = 0.5 - p + 0.5 if q > 0 else p
-    r = math.sqrt(-math.log(r))
-    if r <= 5.0:
-        r -= 1.6
-        val = _poly(_C, r) / _poly(_D, r)
-    else:
-        r -= 5.0
-        val = _poly(_E, r) / _poly(_F, r)
-    return -val if q < 0 else val
 
 
 def _unif(w: int) -> float:
@@ -65,7 +42,7 @@ def _unif(w: int) -> float:
 
 
 def _inversion_scalar(w1: int, w2: int) -> float:
-    return (math.floor(BIG * _unif(w1)) + _unif(w2)) / BIG
+    return inversion(_unif(w1), _unif(w2))
 
 
 EDGE_WORDS = [0, 1, 2, 31, 32, 33, 63, 64, 65, 2**21 - 1, 2**21, 2**26, 2**31 - 1, 2**31, 2**31 + 1,
@@ -98,7 +75,7 @@ def test_inversion_reaching_one_gives_inf_as_r():
     v = inversion_uniforms(words)
     assert v[0] == 1.0 and v[1] == 1.0 and v[2] == _inversion_scalar(0, 0) > 0
     z = rdist._qnorm_open(v)
-    assert z[0] == np.inf and z[1] == np.inf and z[2] == _qnorm_scalar(v[2])
+    assert z[0] == np.inf and z[1] == np.inf and z[2] == qnorm_scalar(v[2])
 
 
 @pytest.mark.parametrize("k", [0, 1, 4095, 4096, 65535, 65536, 65537, 3 * 65536 + 10])
@@ -129,7 +106,7 @@ def test_norm_rand_in_blocks_equals_the_scalar_definition(n):
     a, b = RRandom(2024), RRandom(2024)
     got = norm_rand(a, n)
     u = b.unif_rand(2 * n)
-    want = np.array([_qnorm_scalar((math.floor(BIG * u[2 * i]) + u[2 * i + 1]) / BIG) for i in range(n)])
+    want = norm_rand_scalar(u)
     assert np.array_equal(_bits(got), _bits(want))
     assert np.array_equal(a.random_seed, b.random_seed)
 
@@ -143,7 +120,7 @@ def test_qnorm_in_blocks_with_tails_at_block_boundaries():
     for i, v in zip([0, rdist._CHUNK - 1, rdist._CHUNK, rdist._CHUNK + 1, n - 1] * 3, edge):
         p[i] = v
     p[1000:1000 + len(edge)] = edge
-    want = np.array([_qnorm_scalar(v) for v in p.tolist()])
+    want = np.array([qnorm_scalar(v) for v in p.tolist()])
     assert np.array_equal(_bits(qnorm(p)), _bits(want))
 
 
@@ -169,7 +146,7 @@ def test_c_log_falls_back_when_the_probe_differs(monkeypatch):
         assert rdist._vector_log_is_c_log() is False
         assert np.array_equal(_bits(c_log(y)), _bits(np.array([math.log(v) for v in y.tolist()])))
         z = np.random.default_rng(4).random(5000)
-        assert np.array_equal(_bits(qnorm(z)), _bits(np.array([_qnorm_scalar(v) for v in z.tolist()])))
+        assert np.array_equal(_bits(qnorm(z)), _bits(np.array([qnorm_scalar(v) for v in z.tolist()])))
     finally:
         monkeypatch.undo()
         rdist._vector_log_is_c_log.cache_clear()

@@ -11,7 +11,6 @@ test_protect_suppression.py) pin the numbers against R itself.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -20,55 +19,31 @@ import pytest
 from pysdc._registry._methods import method_by_r_name
 from pysdc.core import suppress
 from pysdc.core.freq import freq_core
-from pysdc.core.rdist import _A, _B, _C, _D, _E, _F, _index_then_uniform, norm_rand, qnorm, rnorm
+from pysdc.core.rdist import _index_then_uniform, norm_rand, qnorm, rnorm
 from pysdc.core.rrandom import RRandom
 
 from _methods import check_stored_case, stored_cases
+from _rstream import norm_rand_scalar, qnorm_scalar
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
-
-
-def _poly(coef, r):
-    acc = r * coef[7] + coef[6]
-    for c in coef[5::-1]:
-        acc = acc * r + c
-    return acc
-
-
-def _qnorm_scalar(p: float) -> float:
-    """AS 241 (Wichura 1988) for one p in (0, 1), as R's qnorm evaluates it."""
-    q = p - 0.5
-    if abs(q) <= 0.425:
-        r = 0.180625 - q * q
-        return q * _poly(_A, r) / _poly(_B, r)
-    r = 0.5 - p + 0.5 if q > 0 else p
-    r = math.sqrt(-math.log(r))
-    if r <= 5.0:
-        r -= 1.6
-        val = _poly(_C, r) / _poly(_D, r)
-    else:
-        r -= 5.0
-        val = _poly(_E, r) / _poly(_F, r)
-    return -val if q < 0 else val
 
 
 def test_qnorm_equals_the_scalar_definition():
     rng = np.random.default_rng(11)
     p = np.concatenate([rng.random(3000), rng.random(500) * 1e-3, 1 - rng.random(500) * 1e-3,
                         [1e-300, 5e-324, 1e-20, 0.075, 0.925, 0.5, 0.5 + 1e-17, 1 - 2**-53]])
-    want = np.array([_qnorm_scalar(v) for v in p.tolist()])
+    want = np.array([qnorm_scalar(v) for v in p.tolist()])
     assert np.array_equal(qnorm(p), want)
     assert np.array_equal(qnorm(p.reshape(-1, 2)), want.reshape(-1, 2))
     edge = qnorm(np.array([0.0, 1.0, -0.1, 1.5, np.nan, 0.3]))
-    assert edge[0] == -np.inf and edge[1] == np.inf and np.isnan(edge[2:5]).all() and edge[5] == _qnorm_scalar(0.3)
+    assert edge[0] == -np.inf and edge[1] == np.inf and np.isnan(edge[2:5]).all() and edge[5] == qnorm_scalar(0.3)
 
 
 def test_norm_rand_is_inversion_of_two_uniforms():
     a, b = RRandom(7), RRandom(7)
     z = norm_rand(a, 5000)
     u = b.unif_rand(10000)
-    want = [_qnorm_scalar((math.floor(134217728.0 * u[2 * i]) + u[2 * i + 1]) / 134217728.0) for i in range(5000)]
-    assert np.array_equal(z, np.array(want))
+    assert np.array_equal(z, norm_rand_scalar(u))
     assert a.unif_rand() == b.unif_rand()
 
 
