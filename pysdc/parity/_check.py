@@ -28,9 +28,12 @@ from ._corpus import (
     decode,
     divergence_for,
     is_method,
+    is_section,
     load_divergences,
+    load_input,
     reference_dir,
 )
+from ._sections import NotRunHere, section_for
 
 __all__ = ["Diff", "Outcome", "Comparer", "compare_arrays", "compare", "check_case", "summarize"]
 
@@ -152,6 +155,11 @@ def compare(case: Case, actual: dict, mode: str = "native") -> list[Diff]:
     MD5 of every value, the random stream's position); each difference is one failed :class:`Diff`, and a
     case without any is one passed ``result`` field compared exactly (no numeric difference to report).
     """
+    sec = section_for(case.function)
+    if sec is not None:  # a section across several functions (pysdc.parity._sections): its own comparer
+        c = Comparer(sec.stem)
+        sec.compare(c, case, actual, mode)
+        return c.diffs
     if is_method(case.function):
         entry = method_by_r_name(case.function)
         problems = list(entry.compare_case(case.result, actual))
@@ -170,8 +178,13 @@ def run_case(case: Case, impl, root) -> dict:
     """Call ``impl``'s function (native pysdc or pysdc.r) for the case; the fields sdcMicro stored.
 
     A protection method runs natively as its registry's ``native`` function (``pysdc.protect``) when
-    ``impl`` is the pysdc package, else as ``impl``'s function of its pysdc name (the bridge, pysdc.r).
+    ``impl`` is the pysdc package, else as ``impl``'s function of its pysdc name (the bridge, pysdc.r). A
+    section's case (numerics, print, createSdcObj) runs through its section's runner with ``impl``.
     """
+    sec = section_for(case.function)
+    if sec is not None:
+        mode = "native" if getattr(impl, "__name__", "") == "pysdc" else "live"
+        return sec.run(case, impl, lambda name, raw=False: load_input(root, name, raw), mode)
     if is_method(case.function):
         m = method_by_r_name(case.function)
         fn = m.native if getattr(impl, "__name__", "") == "pysdc" else getattr(impl, m.python)
@@ -200,6 +213,8 @@ def check_case(case: Case, impl=None, root=None, divergences=None, mode: str = "
         except Exception as e:  # noqa: BLE001 - every failure is reported
             actual, exc = None, e
     diffs: list = []
+    if isinstance(exc, NotRunHere):  # a section's case this machine cannot run (said why)
+        return Outcome(case, "not_run", f"not run here: {exc}", [], div)
     if mode != "native" and isinstance(exc, (RNotAvailableError, NotInSdcMicroError)):
         return Outcome(case, "not_run", f"not run through the bridge: {exc}", [], div)
     if mode == "native" and "bridge-only" in case.tags and not case.expects_error \
@@ -276,7 +291,7 @@ def summarize(outcomes) -> dict:
         if is_method(fun):  # compared value for value by the method's comparer: no numeric difference
             worst_abs = worst_rel = tol = decided = worst = None
         summary[stem] = {"function": fun, "group": what, "python": FUNCTIONS[fun],
-                         "kind": "method" if is_method(fun) else "measure",
+                         "kind": "method" if is_method(fun) else "section" if is_section(fun) else "measure",
                          "cases": len(outs), **counts,
                          "errors_expected": sum(o.case.expects_error for o in outs),
                          "worst_abs_diff": worst_abs, "worst_rel_diff": worst_rel,

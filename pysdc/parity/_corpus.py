@@ -15,8 +15,10 @@ from .._registry import MEASURES
 from .._registry._measure import decode
 from .._registry._methods import METHODS, load_case_data
 from ..io import read_table
+from ._sections import SECTIONS
 
-__all__ = ["FUNCTIONS", "MEASURE_FUNCTIONS", "METHOD_FUNCTIONS", "OUTPUT_GROUPS", "is_method", "Case", "reference_dir",
+__all__ = ["FUNCTIONS", "MEASURE_FUNCTIONS", "METHOD_FUNCTIONS", "SECTION_FUNCTIONS", "OUTPUT_GROUPS", "is_method",
+           "is_section", "Case", "reference_dir",
            "reference_dir_candidates",
            "unknown_functions", "load_corpus", "corpus_header", "load_divergences",
            "divergence_for", "decode", "case_inputs"]
@@ -26,8 +28,11 @@ MEASURE_FUNCTIONS = {m.r: m.python for m in MEASURES if m.run_case is not None}
 #: sdcMicro function -> pysdc.protect function of the protection methods with stored cases
 #: (pysdc._registry._methods), in report order
 METHOD_FUNCTIONS = {m.r: m.python for m in METHODS if m.run_case is not None}
-#: every function of the stored corpus: the measures, then the protection methods
-FUNCTIONS = {**MEASURE_FUNCTIONS, **METHOD_FUNCTIONS}
+#: stored outputs across several functions, each a report section of its own (pysdc.parity._sections):
+#: file stem -> what pysdc runs (numerics.json, print.json, createSdcObj.json)
+SECTION_FUNCTIONS = {stem: s.python for stem, s in SECTIONS.items()}
+#: every function of the stored corpus: the measures, the protection methods, then the sections
+FUNCTIONS = {**MEASURE_FUNCTIONS, **METHOD_FUNCTIONS, **SECTION_FUNCTIONS}
 #: every stored output file the corpus reads (``r_reference/outputs/<stem>.json``), in report order: stem ->
 #: (sdcMicro function whose registry entry runs and compares its cases, what the group covers). A function's
 #: own file comes first (stem = function, nothing to describe); a protection method declares its further
@@ -41,6 +46,11 @@ def is_method(function: str) -> bool:
     """Whether sdcMicro's ``function`` is a protection method (its cases run through the methods registry)."""
     return function in METHOD_FUNCTIONS
 
+
+def is_section(function: str) -> bool:
+    """Whether ``function`` names a section (a stored output across several functions: numerics, print,
+    createSdcObj) rather than a measure or protection method."""
+    return function in SECTION_FUNCTIONS
 
 
 def reference_dir(path=None) -> Path:
@@ -172,11 +182,13 @@ def divergence_for(case_id: str, divergences, mode: str = "native") -> dict | No
 _TABLES: dict = {}
 
 
-def load_input(root: Path, name: str) -> pd.DataFrame:
-    """A stored input table (cached; a fresh copy each time)."""
-    key = (str(root), name)
+def load_input(root: Path, name: str, raw: bool = False) -> pd.DataFrame:
+    """A stored input table (cached; a fresh copy each time); ``raw``: read by ``pandas.read_csv`` as a user
+    reads a CSV file (the createSdcObj section), not by pysdc's reader."""
+    key = (str(root), name, raw)
     if key not in _TABLES:
-        _TABLES[key] = read_table(root / "inputs" / name)
+        path = root / "inputs" / name
+        _TABLES[key] = pd.read_csv(path) if raw else read_table(path)
     return _TABLES[key].copy()
 
 

@@ -22,6 +22,7 @@ from .._version import __version__
 from ..io import write_text
 from ..r import LATER_SDCMICRO_CHANGES, REFERENCE_SDCMICRO_VERSION
 from ._check import summarize
+from ._sections import SECTIONS
 
 __all__ = ["report_dict", "markdown", "html_page", "write_reports", "installed_sdcmicro", "version_note"]
 
@@ -79,6 +80,22 @@ def _group_label(stem: str, s: dict) -> str:
     return f"`{fun}`" if stem == fun else f"`{fun}` (`{stem}.json`: {s.get('group', '')})"
 
 
+def _section_lines(rep: dict) -> list:
+    """One Markdown section per stored output across several functions (numerics, print, createSdcObj)."""
+    lines = []
+    for stem, s in rep["summary"].items():
+        if s.get("kind") != "section":
+            continue
+        sec = SECTIONS[stem]
+        lines += ["", f"## {sec.title}", "", f"`{sec.python}`: {sec.what}.", "",
+                  "| cases | passed | known divergence (xfail) | failed | not run | sdcMicro errors | worst abs diff | "
+                  "worst rel diff |", "|---:|---:|---:|---:|---:|---:|---:|---:|",
+                  f"| {s['cases']} | {s['passed']} | {s['xfail']} | {s['failed'] + s['xpass']} | {s['not_run']} | "
+                  f"{s['errors_expected']} | {fmt_diff(s['worst_abs_diff'])} | {fmt_diff(s['worst_rel_diff'])}"
+                  f"{' (atol)' if s.get('worst_decided_by') == 'atol' else ''} |"]
+    return lines
+
+
 def markdown(rep: dict) -> str:
     h = rep["corpus"]
     v = rep["versions"]
@@ -120,6 +137,7 @@ def markdown(rep: dict) -> str:
         if any(s.get("group") for s in methods.values()):
             lines += ["", "A method's further groups (`file.json`: what they cover) are more stored outputs of the "
                       "same sdcMicro function, run and compared as its own cases."]
+    lines += _section_lines(rep)
     tot = {k: sum(s.get(k, 0) for s in rep["summary"].values())
            for k in ("cases", "passed", "xfail", "failed", "xpass", "not_run")}
     where = "through the bridge" if rep["mode"] != "native" else "natively (options pysdc offers through the bridge only)"
@@ -234,8 +252,18 @@ def _svg_histogram(rel: np.ndarray, title: str) -> str:
 
 
 def html_page(rep: dict, outcomes) -> str:
-    md_rows = []
+    md_rows, sections = [], []
     for stem, s in rep["summary"].items():
+        if s.get("kind") == "section":
+            sec = SECTIONS[stem]
+            cells = [s["cases"], s["passed"], s["xfail"], s["failed"] + s["xpass"], s.get("not_run", 0),
+                     s["errors_expected"], fmt_diff(s["worst_abs_diff"]), fmt_diff(s["worst_rel_diff"])]
+            sections.append(f"<h2>{html.escape(sec.title.replace('`', ''))}</h2><p><code>{html.escape(sec.python)}"
+                            f"</code>: {html.escape(sec.what)}.</p><table><tr><th>cases</th><th>passed</th>"
+                            "<th>known divergence</th><th>failed</th><th>not run</th><th>sdcMicro errors</th>"
+                            "<th>worst abs diff</th><th>worst rel diff</th></tr><tr>"
+                            + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr></table>")
+            continue
         name = ("protect." if s.get("kind") == "method" else "") + s["python"]
         fun = s.get("function", stem)
         label = fun if stem == fun else f"{fun} ({stem}.json: {s.get('group', '')})"
@@ -243,7 +271,7 @@ def html_page(rep: dict, outcomes) -> str:
                  s["errors_expected"], fmt_diff(s["worst_abs_diff"]), fmt_diff(s["worst_rel_diff"])]
         md_rows.append("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     plots = []
-    for fun in (f for f, s in rep["summary"].items() if s.get("kind", "measure") == "measure"):
+    for fun in (f for f, s in rep["summary"].items() if s.get("kind", "measure") in ("measure", "section")):
         ds = [d for o in outcomes if o.case.function == fun and o.status in ("passed", "xfail", "failed")
               for d in o.diffs if d.expected is not None and d.actual is not None and d.expected.shape == d.actual.shape]
         if not ds:
@@ -269,6 +297,7 @@ td,th{{border:1px solid #ccc;padding:3px 8px;font-size:13px}}.plot{{display:flex
 {''.join(f"<p>{html.escape(line.replace('**', ''))}</p>" for line in version_note(rep.get('sdcmicro_installed')) if line)}
 <table><tr><th>sdcMicro</th><th>pysdc</th><th>cases</th><th>passed</th><th>known divergence</th><th>failed</th>
 <th>not run (bridge)</th><th>sdcMicro errors</th><th>worst abs diff</th><th>worst rel diff</th></tr>{''.join(md_rows)}</table>
+{''.join(sections)}
 <h2>pysdc against sdcMicro</h2>{''.join(plots)}
 <h2>Cases not passed</h2><table><tr><th>case</th><th>status</th><th>reason</th></tr>{bad_rows}</table>
 </body></html>

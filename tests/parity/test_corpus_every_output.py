@@ -3,7 +3,8 @@
 ``pysdc parity`` (native and ``--live``) reads the stored outputs r_reference/outputs/<stem>.json of the output
 groups of pysdc.parity._corpus.OUTPUT_GROUPS: each measure's and protection method's own file, and the further
 files a protection method declares in the registry (Method.outputs: microaggregation_more, _clust, _measures,
-shuffle_more). A new output file that no part of the command reads fails here until it is read (a Method's
+shuffle_more), and the sections across several functions (pysdc.parity._sections: numerics, print, createSdcObj).
+A new output file that no part of the command reads fails here until it is read (a Method's
 ``outputs``) or listed below with the reason it stays out and the test that compares it instead.
 """
 
@@ -35,13 +36,6 @@ NOT_IN_PARITY = {
     "csv_typing": "R's read.csv typing of CSV files (utils, not sdcMicro): what pysdc's CSV reader must give "
                   "before any measure runs: tests/io/test_csv_typing_vs_read_csv.py",
     "sdcmicro_exports": "sdcMicro's list of exported names (no cases, nothing to run): tests/r/test_sdcmicro_exports.py",
-    # sdcMicro's own outputs whose cases are not in a registry's case format (yet): compared by their own tests
-    "numerics": "sdcMicro's indivRisk and dUtility on numerically hard inputs (frequency series given as numbers, "
-                "R's read.csv parse differences stored beside): tests/parity/test_real_data_numerics.py",
-    "print": "sdcMicro's printed text of measure_risk, freqCalc, indivRisk, ldiversity (text, not numbers; its "
-             "ids repeat the measures' own): tests/report/test_print.py",
-    "createSdcObj": "createSdcObj's semantics on user data (which variables become what, the risk it computes "
-                    "on creation): tests/problem/test_createsdcobj_semantics.py, tests/parity/test_parity_userdata.py",
 }
 
 
@@ -53,6 +47,17 @@ def test_every_stored_output_is_read_by_the_parity_command_or_excluded_with_a_re
     stale = sorted(set(NOT_IN_PARITY) - set(STORED) - {"csv_typing"})  # csv_typing: being added beside (io)
     assert not stale, f"excluded outputs that no longer exist: {stale}"
     assert all(len(why) > 40 and "test" in why for why in NOT_IN_PARITY.values())
+
+
+def test_the_sections_outputs_are_read():
+    """numerics.json, print.json and createSdcObj.json (once compared only by their own tests) are sections of
+    the command: groups of their own, of kind "section" in its summary."""
+    from pysdc.parity._sections import SECTIONS
+
+    assert set(SECTIONS) == {"numerics", "print", "createSdcObj"}
+    for stem in SECTIONS:
+        assert OUTPUT_GROUPS[stem] == (stem, "") and stem not in NOT_IN_PARITY
+        assert parity.is_section(stem)
 
 
 def test_the_methods_further_outputs_are_groups_of_the_command():

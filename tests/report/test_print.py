@@ -1,13 +1,15 @@
 """str()/print() of native results show what sdcMicro's print methods show; every result class has an HTML view.
 
 The R side is stored: ``r_reference/generate_print.R`` captured sdcMicro's printed text (and the numbers
-behind it) for the cases of ``r_reference/make_cases_print.py`` on stored inputs.
+behind it) for the cases of ``r_reference/make_cases_print.py`` on stored inputs. Each of those cases is a case of
+``pysdc parity`` (its section "Printed results", pysdc/parity/_sections.py; one test each in
+tests/parity/test_parity_stored.py, natively, and tests/parity/test_parity_numerics_print.py, live): the numbers
+behind the text and every printed line. Here: the rules and formatting helpers, and the HTML views.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,17 +21,12 @@ import pytest
 import pysdc
 from pysdc._registry import MEASURES
 from pysdc._results import _Repr
-from pysdc._summaries import higher_risk, measure_risk_summary
-from pysdc._tolerances import CLOSED_FORM
+from pysdc._summaries import higher_risk
 from pysdc.io import read_table
 from pysdc.report._text import r_format, r_number, r_round
 
 REF = Path(__file__).resolve().parents[2] / "r_reference"
 CASES = json.loads((REF / "outputs" / "print.json").read_text(encoding="utf-8"))["cases"]
-
-
-def _num(v):
-    return float("nan") if v in (None, "NA") else float(v)
 
 
 def _run(case):
@@ -42,66 +39,6 @@ def _run(case):
         f = pysdc.freq_calc(data, keys, w=a.get("w"), alpha=a.get("alpha", 1.0))
         return f if a["fun"] == "freqCalc" else pysdc.indiv_risk(f)
     return pysdc.ldiversity(data, keys, ldiv_index=list(a["ldiv_index"]))
-
-
-def _one(pattern, text):
-    found = re.findall(pattern, text)
-    assert found, f"{pattern!r} not in R's text:\n{text}"
-    return found
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
-def test_str_shows_what_sdcmicro_prints(case):
-    r_text, nums = case["result"]["text"], case["result"]["numbers"]
-    res = _run(case)
-    text = str(res)
-    fun = case["args"]["fun"]
-    if fun == "measure_risk":
-        n_high = int(_one(r"(\d+) obs\. with higher risk", r_text)[0])
-        er = _one(r"Expected no\. of re-identifications:\s*\n(\S+)", r_text)
-        pct = _one(r"\((\S+?)%\s*\)", r_text)
-        thr = _one(r"Threshold:(\S+)", r_text)[0]
-        # the numbers behind the rule, then the printed values
-        ind = res.individual["risk"].to_numpy()
-        hr = higher_risk(ind)
-        np.testing.assert_allclose([hr["median"], hr["mad"]], [nums["median_risk"], nums["mad_risk"]],
-                                   rtol=CLOSED_FORM.rtol, atol=1e-300)
-        assert hr["count"] == n_high
-        assert f"{n_high} obs. with higher risk than the main part" in text
-        assert f"{er[0]} ({pct[0]}%)" in text
-        assert f"Threshold: {thr} " in text
-        s = measure_risk_summary(res)
-        assert r_round(s["global"]["expected_reidentifications"]) == er[0]
-        if len(er) > 1:  # household risk
-            assert "Hierarchical risk" in text and f"{er[1]} ({pct[1]}%)" in text
-        else:
-            assert "Hierarchical" not in text
-    elif fun == "freqCalc":
-        v2 = int(_one(r"(\d+) obs\. violate 2-anonymity", r_text)[0])
-        v3 = int(_one(r"(\d+) obs\. violate 3-anonymity", r_text)[0])
-        assert (res.n1, res.n1 + res.n2) == (v2, v3) == (nums["n1"], nums["n1"] + nums["n2"])
-        assert f"{v2} obs. violate 2-anonymity" in text and f"{v3} obs. violate 3-anonymity" in text
-    elif fun == "indivRisk":
-        method, qual = _one(r"method=(\w+), qual=(\S+)", r_text)[0]
-        n_high = int(_one(r"(\d+) obs\. with high risk", r_text)[0])
-        assert f"method={method}, qual={qual}" in text
-        assert f"{n_high} obs. with high risk" in text
-    else:
-        assert "L-Diversity Measures" in text
-        rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if "_Distinct_Ldiversity" in line}
-        assert set(rows) == set(nums)
-        for col, summ in nums.items():
-            want = [_num(summ[k]) for k in ("Min.", "1st Qu.", "Median", "Mean", "3rd Qu.", "Max.")]
-            got = [float(x) for x in rows[col][:6]]
-            ours = pysdc._summaries.five_numbers(res.table[col].to_numpy(dtype=float))
-            np.testing.assert_allclose([ours[k] for k in ("Min.", "1st Qu.", "Median", "Mean", "3rd Qu.", "Max.")],
-                                       want, rtol=CLOSED_FORM.rtol)
-            if len(nums) == 1:  # one sensitive variable: R prints the summary vector, formatted alike
-                lines = r_text.splitlines()
-                head = next(i for i, line in enumerate(lines) if line.split()[:1] == ["Min."])
-                printed = lines[head + 1].split()
-                assert rows[col][:6] == printed
-            assert got == pytest.approx([float(x) for x in r_format(want)], rel=0, abs=0)
 
 
 def test_higher_risk_rule_by_hand():
