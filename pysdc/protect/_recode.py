@@ -184,33 +184,43 @@ def cut_labels(breaks: np.ndarray, *, include_lowest: bool = False, dig_lab: int
 _COMPARE_UP_TO = 24
 
 
-def _interval_codes(x: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """0-based interval of each ``x`` in the sorted ``b`` (``b[i] < x <= b[i + 1]``), -1 outside or NA."""
+def _interval_codes(x: np.ndarray, b: np.ndarray, *, include_lowest: bool = False,
+                    hi: float | None = None) -> np.ndarray:
+    """0-based interval of each ``x`` in the sorted ``b`` (``b[i] < x <= b[i + 1]``; with ``include_lowest``
+    also ``x == b[0]`` in the first), -1 outside or NA. ``hi``: the largest non-missing value when the caller
+    knows it (no value above ``b[-1]`` then needs a pass of its own)."""
     nb = b.size
     if nb <= _COMPARE_UP_TO:
-        # code = how many inner breaks lie below x; outside (b[0], b[-1]] or NaN: -1
-        codes = np.zeros(x.size, dtype=np.int8)
+        # 1 for x above the lowest break (NaN: 0) plus the number of inner breaks below x, minus 1 at the end:
+        # NaN and values below the breaks come out -1 without a mask of their own
+        first = (np.greater_equal if include_lowest else np.greater)(x, b[0])
+        codes = first.view(np.int8)
         hit = np.empty(x.size, dtype=bool)
-        for bi in b[1:-1]:
+        for bi in b[1:-1].tolist():
             np.greater(x, bi, out=hit)
             np.add(codes, hit.view(np.int8), out=codes)
-        inside = np.greater(x, b[0])
-        inside &= np.less_equal(x, b[-1], out=hit)
-        np.putmask(codes, ~inside, -1)
+        if hi is None or not hi <= b[-1]:
+            np.greater(x, b[-1], out=hit)
+            if hit.any():
+                np.putmask(codes, hit, 0)
+        codes -= 1
         return codes
     codes = np.searchsorted(b, x, side="left")  # NaN sorts last: beyond the breaks
     codes = codes.astype(np.int8 if nb < 128 else np.int16 if nb < 2**15 else np.int64)
     codes -= 1
     np.putmask(codes, codes >= nb - 1, -1)
+    if include_lowest:
+        np.putmask(codes, x == b[0], 0)
     return codes
 
 
-def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: bool = False, dig_lab: int = 8):
+def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: bool = False, dig_lab: int = 8,
+          hi: float | None = None):
     """R's ``cut(x, breaks, labels, include.lowest, right = TRUE, dig.lab)``.
 
     Returns ``(codes, levels)``: 0-based interval codes (-1 for NA: missing or outside the
     breaks) and the factor levels (labels merged where ``labels`` repeats one, as R's ``factor``
-    does), or ``(codes, None)`` with ``labels=False``.
+    does), or ``(codes, None)`` with ``labels=False``. ``hi``: the largest non-missing ``x`` if known.
     """
     b = np.sort(np.asarray(breaks, dtype=np.float64))
     if b.size < 2:
@@ -219,9 +229,7 @@ def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: boo
         raise InvalidParameterError("'breaks' are not unique (sdcMicro's cut stops here).")
     nb = b.size
     x = np.asarray(x, dtype=np.float64)
-    codes = _interval_codes(x, b)
-    if include_lowest:
-        np.putmask(codes, x == b[0], 0)
+    codes = _interval_codes(x, b, include_lowest=include_lowest, hi=hi)
     if labels is False:
         return codes, None
     if labels is None:
@@ -255,8 +263,10 @@ def _r_seq(start: float, stop: float, length_out: int) -> np.ndarray:
 
 
 def _rounded_unless_duplicated(b: np.ndarray) -> np.ndarray:
-    rb = np.round(b)  # half to even, as R's round(x)
-    return rb if np.unique(rb).size == rb.size else b
+    """R's ``round(b)`` (half to even) unless two rounded breaks are equal; ``b`` is sorted (``seq`` or the
+    ``exp`` of one), so equal rounded breaks are neighbours."""
+    rb = np.round(b)
+    return b if (rb[1:] == rb[:-1]).any() else rb
 
 
 #: from this many values on, the order statistics are found in narrow bands bracketed by a sample
@@ -266,9 +276,10 @@ _BANDS_FROM = 32768
 _SAMPLE = (4096, 16384)
 
 
-def _order_statistics(x: np.ndarray, ks: np.ndarray) -> np.ndarray:
-    """The ``ks``-th smallest values of the NaN-free ``x`` (0-based ranks, sorted, unique): the values of
-    ``np.partition(x, ks)[ks]``.
+def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.ndarray:
+    """The ``ks``-th smallest values of ``x`` (0-based ranks, sorted, unique): the values of
+    ``np.partition(x, ks)[ks]``. ``x`` holds ``n_nan`` NaN, which are not ranked (the ranks count the other
+    values; the caller need not copy the column without them).
 
     For large ``x`` a systematic sample (every ``n // m``-th value, m about n / 64, sorted) gives for each run of
     adjacent ranks two bounds ``a < b`` about ``2 sqrt(m)`` sample positions outside them; the count of
@@ -276,16 +287,16 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray) -> np.ndarray:
     is partitioned), and only the band (a few per cent of the values) is partitioned. The smallest and
     largest ranks are the minimum and maximum. The values are exact order statistics either way.
     """
-    n = x.size
+    n = x.size - n_nan
     if n < _BANDS_FROM:
-        return np.partition(x, ks)[ks]
+        return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
     out = np.empty(ks.size)
     groups: list[list[int]] = []
     for i, k in enumerate(ks.tolist()):
         if k == 0:
-            out[i] = np.min(x)
+            out[i] = np.fmin.reduce(x)  # NaN ignored
         elif k == n - 1:
-            out[i] = np.max(x)
+            out[i] = np.fmax.reduce(x)
         elif groups and k - ks[groups[-1][-1]] <= 1:
             groups[-1].append(i)
         else:
@@ -293,21 +304,24 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray) -> np.ndarray:
     if not groups:
         return out
     s = np.sort(x[::max(1, n // max(_SAMPLE[0], min(_SAMPLE[1], n // 64)))])
+    if n_nan:
+        s = s[:s.size - int(np.count_nonzero(np.isnan(s)))]  # NaN sort last
     m = s.size
     margin = 2.0 * math.sqrt(m) + 8.0
     bounds = []
-    union = np.zeros(n, dtype=bool)
+    union = np.zeros(x.size, dtype=bool)
     for g in groups:
         k0, k1 = int(ks[g[0]]), int(ks[g[-1]])
         pa = math.floor(k0 / n * m - margin)
         pb = math.ceil(k1 / n * m + margin)
         a = float(s[pa]) if pa >= 0 else -math.inf
         b = float(s[pb]) if pb < m else math.inf
-        below = np.less_equal(x, a) if pa >= 0 else np.zeros(n, dtype=bool)
-        within = np.less_equal(x, b) if pb < m else np.ones(n, dtype=bool)
+        below = np.less_equal(x, a) if pa >= 0 else np.zeros(x.size, dtype=bool)
+        # NaN is never <= b, so NaN stays out of every band and every count
+        within = np.less_equal(x, b) if pb < m or n_nan else np.ones(x.size, dtype=bool)
         c_a = int(np.count_nonzero(below))
         if not c_a <= k0 <= k1 < int(np.count_nonzero(within)):  # the sample missed: one partial sort
-            return np.partition(x, ks)[ks]
+            return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
         within &= ~below
         union |= within
         bounds.append((a, b, c_a))
@@ -320,14 +334,15 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray) -> np.ndarray:
     return out
 
 
-def _quantile7(x: np.ndarray, probs: np.ndarray) -> np.ndarray:
-    """R's ``quantile(x, probs, type = 7)`` on the NA-free ``x`` (only the order statistics used)."""
-    n = x.size
+def _quantile7(x: np.ndarray, probs: np.ndarray, *, n_nan: int = 0) -> np.ndarray:
+    """R's ``quantile(x, probs, type = 7)`` of the values of ``x`` other than its ``n_nan`` NaN (only the
+    order statistics used)."""
+    n = x.size - n_nan
     index = 1 + max(n - 1, 0) * probs
     lo = np.floor(index).astype(np.int64)
     hi = np.ceil(index).astype(np.int64)
     ks = np.unique(np.concatenate((lo, hi)) - 1)
-    vals = _order_statistics(x, ks)
+    vals = _order_statistics(x, ks, n_nan=n_nan)
     qs = vals[np.searchsorted(ks, lo - 1)]
     xhi = vals[np.searchsorted(ks, hi - 1)]
     i = (index > lo) & (xhi != qs)
@@ -363,15 +378,15 @@ def _r_jitter(b: np.ndarray, rng: RRandom) -> np.ndarray:
     return b + rng.runif(b.size, -amount, amount)
 
 
-def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> np.ndarray:
-    """The cut points sdcMicro computes for ``breaks = n`` (n >= 2)."""
+def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> tuple[np.ndarray, float]:
+    """The cut points sdcMicro computes for ``breaks = n`` (n >= 2), and the largest non-missing value."""
     if method == "equidistant":
         lo, hi = float(np.fmin.reduce(x)), float(np.fmax.reduce(x))  # NaN ignored; NaN if all are
         if not (math.isfinite(lo) and math.isfinite(hi)):
             raise InvalidParameterError(
                 "global_recode: with a number of breaks and method='equidistant' the column must have "
                 "finite, non-missing values (sdcMicro's seq() stops: 'from'/'to' must be a finite number).")
-        return _rounded_unless_duplicated(_r_seq(lo - 1, hi + 1, n + 1))
+        return _rounded_unless_duplicated(_r_seq(lo - 1, hi + 1, n + 1)), hi
     if method == "logEqui":
         lo = float(np.fmin.reduce(np.where(x > 0, x, np.inf))) if x.size else math.inf
         hi = float(np.fmax.reduce(x)) if x.size else math.nan
@@ -383,13 +398,14 @@ def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> np.nda
             warnings.warn("global_recode: log() of negative values gives NaN (as in sdcMicro, 'NaNs produced'); "
                           "those values end up NA.", CoercionWarning, stacklevel=user_stacklevel())
         b = np.array([math.exp(v) for v in _r_seq(math.log(lo) - 1, math.log(hi) + 1, n + 1).tolist()])
-        return _rounded_unless_duplicated(b)
+        return _rounded_unless_duplicated(b), hi
     # equalAmount
-    ok = x[~np.isnan(x)]
-    if ok.size == 0:
+    n_nan = int(np.count_nonzero(np.isnan(x)))  # ranked around, not copied out
+    if n_nan == x.size:
         raise InvalidParameterError("global_recode: method='equalAmount' needs non-missing values.")
     probs = np.concatenate(([0.0], np.arange(1, n + 1, dtype=np.float64) / n))
-    b = _quantile7(ok, probs)
+    b = _quantile7(x, probs, n_nan=n_nan)
+    hi = float(b[-1])  # the maximum (probability 1)
     if np.unique(b).size != b.size:
         rng = RRandom(random_state) if random_state is not None else RRandom(int(np.random.SeedSequence().entropy % 2**31))
         warnings.warn(
@@ -397,7 +413,7 @@ def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> np.nda
             "runif (pass random_state=s for R's set.seed(s)), so intervals and labels are random.",
             CoercionWarning, stacklevel=user_stacklevel())
         b = _r_jitter(b, rng)
-    return b
+    return b, hi
 
 
 def _one_break_with_na(data: pd.DataFrame, column, labels) -> pd.DataFrame:
@@ -518,17 +534,32 @@ def global_recode(data, column, breaks, *, labels=None, method: str = "equidista
                 raise InvalidParameterError("global_recode: breaks=1 needs finite values in the column.")
             codes, levels = r_cut(x, cuts, labels=labels)
         else:
-            cuts = _computed_breaks(x, int(n), method, random_state)
-            codes, levels = r_cut(x, cuts, labels=labels, include_lowest=True)
+            cuts, hi = _computed_breaks(x, int(n), method, random_state)
+            codes, levels = r_cut(x, cuts, labels=labels, include_lowest=True, hi=hi)
     else:
         codes, levels = r_cut(x, breaks, labels=labels)
     out = data.copy(deep=False)  # copy-on-write: the new column never reaches data
     if levels is None:
         out[column] = pd.arrays.IntegerArray(codes.astype(np.int64) + 1, codes < 0)
     else:
-        dtype = pd.CategoricalDtype(pd.Index(levels, dtype=object))
-        out[column] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+        out[column] = pd.Categorical.from_codes(codes, dtype=_levels_dtype(levels), validate=False)
     return out
+
+
+#: the categorical dtypes of recent label sets (a CategoricalDtype is immutable: results may share one)
+_DTYPES: dict[tuple[str, ...], pd.CategoricalDtype] = {}
+
+
+def _levels_dtype(levels: list[str]) -> pd.CategoricalDtype:
+    """``CategoricalDtype(Index(levels, dtype=object))``, built once per label set (it costs more than the
+    codes of a few thousand records)."""
+    key = tuple(levels)
+    dtype = _DTYPES.get(key)
+    if dtype is None:
+        if len(_DTYPES) >= 64:
+            _DTYPES.clear()
+        dtype = _DTYPES[key] = pd.CategoricalDtype(pd.Index(levels, dtype=object))
+    return dtype
 
 
 # =============================================================================
