@@ -2,31 +2,15 @@
 # Cases from cases/<function>.json (make_cases_microaggregation.py); run from r_reference/ by
 # `Rscript generate_protect_microaggregation.R` (regenerate.sh: `regenerate.sh protect_microaggregation`).
 #
-# Stored per case: the returned list's method, aggr, measure and fot (when sdcMicro keeps it), and per
-# column of mx (microaggregation) or per aggregated variable (mafast): its R class, the MD5 of its values
-# written one per line with sprintf("%.17g") (NA as "NA"), and the values themselves for up to 100 records
-# (else 51 evenly spaced rows). eusilc.csv.gz (R's write.csv, no schema) is read with read.csv.
+# microaggregation's cases run through ref_microaggregation_case (microaggregation_case.R, shared with the
+# other microaggregation generators). Stored per case: the returned list's method, aggr, measure and fot (when
+# sdcMicro keeps it), and per column of mx (microaggregation) or per aggregated variable (mafast): its R class,
+# the MD5 of its values written one per line with sprintf("%.17g") (NA as "NA"), and the values themselves for
+# up to 100 records (else 51 evenly spaced rows). eusilc.csv.gz (R's write.csv, no schema) is read with read.csv.
 source("serialize.R")
+source("microaggregation_case.R")
 
-ref_generate("microaggregation", "generate_protect_microaggregation.R", function(case) {
-  x <- ref_case_input(case)
-  a <- case$args
-  args <- list(obj = x)
-  if (!is.null(a$variables)) args$variables <- unlist(a$variables)
-  if (!is.null(a$aggr)) args$aggr <- a$aggr
-  if (!is.null(a$strata_variables)) args$strata_variables <- unlist(a$strata_variables)
-  for (nm in c("method", "measure", "varsort")) if (!is.null(a[[nm]])) args[[nm]] <- a[[nm]]
-  res <- do.call(microaggregation, args)
-  mx <- as.data.frame(res$mx)
-  vars <- if (is.null(a$variables)) names(x) else unlist(a$variables)
-  out <- list(method = res$method, aggr = res$aggr, measure = res$measure, names = I(names(res)),
-              mx_columns = I(names(mx)), n = nrow(mx))
-  if (!is.null(res$fot)) out$fot <- res$fot
-  out$mx <- lapply(mx[vars], ref_column_record)
-  others <- setdiff(names(mx), vars)
-  if (length(others)) out$others_unchanged <- identical(mx[others], x[others])
-  out
-})
+ref_generate("microaggregation", "generate_protect_microaggregation.R", ref_microaggregation_case)
 
 ref_generate("mafast", "generate_protect_microaggregation.R", function(case) {
   x <- ref_case_input(case)
