@@ -735,7 +735,9 @@ METHODS: tuple[Method, ...] = (
                                            "clara/pam, pppca, mcdpca, missing values "
                                            "(generate_protect_microaggregation_clust.R)",
                  "microaggregation_measures": "aggregation measures onestep, trim, median and sampling weights "
-                                              "(generate_protect_microaggregation_measures.R)"},
+                                              "(generate_protect_microaggregation_measures.R)",
+                 "microaggregation_clara": "clara's empty medoid with missing values: sdcMicro stops, pysdc refuses "
+                                           "(generate_protect_microaggregation_clara.R)"},
     ),
     Method(
         python="mafast", r="mafast", family="microaggregation", native=mafast,

@@ -99,7 +99,7 @@ def test_the_report_has_a_row_per_group():
     assert rep["summary"]["microaggregation_clust"]["function"] == "microaggregation"
     md = parity.markdown(rep)
     for stem, (fun, what) in OUTPUT_GROUPS.items():
-        if stem != fun:
+        if stem != fun and stem in first:  # a group of sdcMicro errors only (microaggregation_clara) is not run here
             assert f"`{fun}` (`{stem}.json`: {what})" in md
 
 

@@ -180,3 +180,29 @@ def test_section_live(case, bridge):
         pytest.xfail(div["reason"])
     out = parity.check_case(case, bridge, ROOT, [], "live")
     assert out.status == "passed", out.message
+
+
+# ------------------------------------------------------------------ clara's empty medoid (microaggregation_clara.json)
+
+
+def test_claras_empty_medoid_is_a_stored_case_where_sdcmicro_stops_and_pysdc_refuses_saying_why():
+    """cluster::clara returns medoid 0 (a medoid without records of its own, after reading outside its data) on
+    mccl30 with nc = 4; sdcMicro's microaggregation stops right after, in clara's own R code (the stored error);
+    pysdc stops at the empty medoid with the reason. Both refuse: a pass of the parity run, not a divergence."""
+    cases = parity.load_corpus(ROOT, ["microaggregation_clara"])
+    assert {c.args["method"] for c in cases} == {"influence", "clustpca"}
+    for case in cases:
+        assert case.expects_error and "dimnames" in case.error
+        out = parity.check_case(case, None, ROOT, parity.load_divergences(ROOT), "native")
+        assert out.status == "passed" and out.divergence is None
+        assert "medoid" in out.message and "no record of its own" in out.message
+
+
+def test_claras_empty_medoid_on_the_stored_input():
+    from pysdc.core.clara import ClusterError, clara
+
+    x = parity.load_input(ROOT, "mccl30.csv.gz")[["a", "b"]].to_numpy(dtype=float)
+    assert np.isnan(x).sum() == 3
+    with pytest.raises(ClusterError, match="medoid 0"):
+        clara(x, 4)
+    clara(x[~np.isnan(x).any(axis=1)], 4)  # without the records with a missing value: no empty medoid
