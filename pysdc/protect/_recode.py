@@ -274,6 +274,35 @@ _BANDS_FROM = 32768
 #: the sample that brackets the ranks: about n / 64 values, at least 4096 and at most 16384 (measured best
 #: at 1e5 and 1e6: a larger sample narrows the bands but costs its sort)
 _SAMPLE = (4096, 16384)
+#: up to this many bands the values are binned by one comparison per band bound; more: one partial sort
+_MAX_BANDS = 24
+#: a band of at least this many values is narrowed once more by a sample of every 8th of its values
+_NARROW_FROM = 2048
+
+
+def _bracket(s: np.ndarray, n: int, k0: int, k1: int) -> tuple[int, int]:
+    """Positions in the sorted sample ``s`` (of ``n`` values) about ``2 sqrt(m)`` outside the ranks k0..k1;
+    -1 / ``s.size`` for no bound."""
+    m = s.size
+    margin = 2.0 * math.sqrt(m) + 8.0
+    return max(-1, math.floor(k0 / n * m - margin)), min(m, math.ceil(k1 / n * m + margin))
+
+
+def _band_select(band: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """``np.partition(band, r)[r]`` for the NaN-free ``band``; a large band is first narrowed by a sample of
+    every 8th value (bounds proved by counts, as in :func:`_order_statistics`)."""
+    size = band.size
+    if size >= _NARROW_FROM:
+        s = np.sort(band[::8])
+        pa, pb = _bracket(s, size, int(r[0]), int(r[-1]))
+        below = np.less_equal(band, s[pa]) if pa >= 0 else np.zeros(size, dtype=bool)
+        within = np.less_equal(band, s[pb]) if pb < s.size else np.ones(size, dtype=bool)
+        c_a = int(np.count_nonzero(below))
+        if c_a <= r[0] and r[-1] < int(np.count_nonzero(within)):
+            within &= ~below
+            band = np.compress(within, band)
+            r = r - c_a
+    return np.partition(band, r)[r]
 
 
 def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.ndarray:
@@ -282,10 +311,12 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.nd
     values; the caller need not copy the column without them).
 
     For large ``x`` a systematic sample (every ``n // m``-th value, m about n / 64, sorted) gives for each run of
-    adjacent ranks two bounds ``a < b`` about ``2 sqrt(m)`` sample positions outside them; the count of
-    values ``<= a`` and ``<= b`` proves that the ranks lie in the band ``(a, b]`` (else the whole array
-    is partitioned), and only the band (a few per cent of the values) is partitioned. The smallest and
-    largest ranks are the minimum and maximum. The values are exact order statistics either way.
+    adjacent ranks two bounds ``a < b`` about ``2 sqrt(m)`` sample positions outside them (bands that would
+    overlap are merged). One comparison of ``x`` with each bound, in order, bins every value (the number of
+    bounds below it: odd inside a band) and counts the values ``<= a`` and ``<= b``, which prove that the
+    ranks lie in the band ``(a, b]`` (else the whole array is partitioned). Only the bands' values (a few per
+    cent) are gathered, each band narrowed once more by a sample of its own, and partitioned. The smallest
+    and largest ranks are the minimum and maximum. The values are exact order statistics either way.
     """
     n = x.size - n_nan
     if n < _BANDS_FROM:
@@ -303,34 +334,42 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.nd
             groups.append([i])
     if not groups:
         return out
+    if len(groups) > _MAX_BANDS:
+        return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
     s = np.sort(x[::max(1, n // max(_SAMPLE[0], min(_SAMPLE[1], n // 64)))])
     if n_nan:
         s = s[:s.size - int(np.count_nonzero(np.isnan(s)))]  # NaN sort last
-    m = s.size
-    margin = 2.0 * math.sqrt(m) + 8.0
-    bounds = []
-    union = np.zeros(x.size, dtype=bool)
+    # the bands as [first sample position, last sample position, indexes into ks]; overlapping ones merged
+    spans: list[list] = []
     for g in groups:
-        k0, k1 = int(ks[g[0]]), int(ks[g[-1]])
-        pa = math.floor(k0 / n * m - margin)
-        pb = math.ceil(k1 / n * m + margin)
-        a = float(s[pa]) if pa >= 0 else -math.inf
-        b = float(s[pb]) if pb < m else math.inf
-        below = np.less_equal(x, a) if pa >= 0 else np.zeros(x.size, dtype=bool)
-        # NaN is never <= b, so NaN stays out of every band and every count
-        within = np.less_equal(x, b) if pb < m or n_nan else np.ones(x.size, dtype=bool)
-        c_a = int(np.count_nonzero(below))
-        if not c_a <= k0 <= k1 < int(np.count_nonzero(within)):  # the sample missed: one partial sort
+        pa, pb = _bracket(s, n, int(ks[g[0]]), int(ks[g[-1]]))
+        if spans and pa <= spans[-1][1]:
+            spans[-1][1] = pb
+            spans[-1][2].extend(g)
+        else:
+            spans.append([pa, pb, list(g)])
+    m = s.size
+    bounds = [float(s[p]) if 0 <= p < m else (-math.inf if p < 0 else math.inf)
+              for pa, pb, _ in spans for p in (pa, pb)]
+    # bins: how many bounds lie below each value (NaN: 0); above[j]: how many values exceed bound j
+    bins = np.greater(x, bounds[0]).view(np.int8)
+    above = [int(np.count_nonzero(bins))]
+    hit = np.empty(x.size, dtype=bool)
+    for t in bounds[1:]:
+        np.greater(x, t, out=hit)
+        above.append(int(np.count_nonzero(hit)))
+        np.add(bins, hit.view(np.int8), out=bins)
+    for j, (_, _, idx) in enumerate(spans):
+        c_a, c_b = n - above[2 * j], n - above[2 * j + 1]  # values <= a, <= b
+        if not c_a <= int(ks[idx[0]]) <= int(ks[idx[-1]]) < c_b:  # the sample missed: one partial sort
             return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
-        within &= ~below
-        union |= within
-        bounds.append((a, b, c_a))
-    pool = np.compress(union, x)  # the values of all bands (a few per cent), in one pass
-    for g, (a, b, c_a) in zip(groups, bounds):
-        sel = (pool > a) & (pool <= b) if a > -math.inf else pool <= b
-        band = np.compress(sel, pool)
-        r = ks[g] - c_a
-        out[g] = np.partition(band, r)[r]
+    inside = np.bitwise_and(bins, 1).view(bool)  # odd: within a band
+    pool = np.compress(inside, x)  # the values of all bands (a few per cent), in one pass
+    if len(spans) > 1:
+        pool_bins = np.compress(inside, bins)
+    for j, (_, _, idx) in enumerate(spans):
+        band = pool if len(spans) == 1 else np.compress(pool_bins == 2 * j + 1, pool)
+        out[idx] = _band_select(band, ks[idx] - (n - above[2 * j]))
     return out
 
 
