@@ -12,6 +12,7 @@ import html
 import inspect
 
 import numpy as np
+import pandas as pd
 
 from .._errors import InvalidParameterError
 from .._registry._methods import method_by_python_name
@@ -366,16 +367,48 @@ class SdcObj:
                 if isinstance(seed, bool) or not isinstance(seed, int):
                     raise InvalidParameterError(f"seed must be an int; got {seed!r}.")
                 s.call_sexp("set.seed", (seed,), {}, package="base")
-            if fun == "addNoise" and kwargs.get("method") == "outdect":  # covMcd on the manipulated numeric vars
-                nums = self.manip_num_vars
-                if nums is not None:  # refused where robustbase's covMcd would corrupt R's memory
-                    check_covmcd("add_noise", {"data": nums, "variables": _names(kwargs.get("variables")),
-                                               "method": "outdect"})
+            self._check_covmcd(fun, kwargs)  # refused where robustbase's covMcd would corrupt R's memory
             out = s.call(fun, (self._handle, *args), _r_names(kwargs), package="sdcMicro", as_robject=True,
                          memo=self._dtypes)
         if not isinstance(out, RObject) or "sdcMicroObj" not in out.r_class:
             raise InvalidParameterError(f"{fun} did not return an sdcMicroObj (got {out!r}); use pysdc.r.call.")
         return SdcObj(out)
+
+    def _check_covmcd(self, fun: str, kwargs: dict) -> None:
+        """The data sdcMicro's method hands robustbase's covMcd, checked (:mod:`pysdc.r._mcd_guard`)."""
+        if fun == "addNoise" and kwargs.get("method") == "outdect":  # covMcd on the manipulated numeric vars
+            nums = self.manip_num_vars
+            if nums is not None:
+                check_covmcd("add_noise", {"data": nums, "variables": _names(kwargs.get("variables")),
+                                           "method": "outdect"})
+        elif fun == "microaggregation" and kwargs.get("method") == "rmd":  # the numeric vars, by the strataVar
+            nums = self.manip_num_vars
+            if nums is not None:
+                strata = self.strata
+                data = nums if strata is None else nums.assign(**{strata: self.orig_data[strata].to_numpy()})
+                check_covmcd("microaggregation", {"data": data, "method": "rmd",
+                                                  "variables": _names(kwargs.get("variables")) or list(nums.columns),
+                                                  "strata_variables": None if strata is None else [strata]})
+        elif fun == "shuffle" and kwargs.get("covmethod") == "mcd" and isinstance(kwargs.get("form"), RObject):
+            try:
+                form = " ".join(str(t).strip() for t in np.atleast_1d(
+                    _session.call("deparse", (kwargs["form"],), {}, package="base")))
+                lhs, _, rhs = form.partition("~")
+                used = [t.strip() for t in (lhs + "+" + rhs).replace("*", "+").replace(":", "+").split("+")
+                        if t.strip()]
+                parts = [self.manip_num_vars, self.manip_key_vars,  # sdcMicro's cbind, then the form's variables
+                         None if self.strata is None else self.orig_data[[self.strata]], self.manip_pram_vars]
+                data = pd.concat([f for f in parts if isinstance(f, pd.DataFrame) and len(f.columns)], axis=1)
+                data = data.loc[:, [c for c in data.columns if c in used]]
+                orig = self.orig_data
+                extra = [c for c in used if c not in data.columns and c in orig.columns]
+                if extra:
+                    data = pd.concat([data, orig[extra]], axis=1)
+            except Exception:  # noqa: BLE001 - an object or formula sdcMicro refuses anyway: let R say so
+                return
+            check_covmcd("shuffle", {"data": data, "form": form, "method": kwargs.get("method", "ds"),
+                                     "covmethod": "mcd", "gadp": kwargs.get("gadp", True),
+                                     "weights": kwargs.get("weights")})
 
     def local_suppression(self, k: int = 2, importance=None, combs=None, **r_args) -> SdcObj:
         """sdcMicro's ``localSuppression(obj, k, importance, combs, ...)``: k-anonymity by suppression."""
