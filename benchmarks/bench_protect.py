@@ -15,11 +15,19 @@ times, as the median of ``--repeats`` timings (a call faster than 0.2 s is repea
 sdcMicro runs in one ``Rscript`` process on the CSV read by ``read.csv`` (reading is not timed);
 pysdc in this process on the same CSV read by pandas. Prints a Markdown table (ratio = sdcMicro time /
 pysdc time); the numbers go to ``benchmarks/RESULTS.md`` ("Protection: recoding") by hand.
+
+``--cpu`` times only the three ``global_recode`` calls, in CPU time (Python's ``process_time``, R's
+``proc.time()`` user + system): ``--repeats`` timings of ``--calls`` calls each, best and median per call,
+pysdc before and after the R process (both reported) so that both sides run in the same minutes. On a
+machine shared with other jobs CPU time moves less than wall time, though caches and the scheduler still
+move it by tens of per cent.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
 
 import numpy as np
 import pandas as pd
@@ -82,14 +90,85 @@ def pysdc_times(x: pd.DataFrame, repeats: int) -> dict:
     }
 
 
+R_CPU_SCRIPT = r"""
+suppressPackageStartupMessages(library(sdcMicro))
+args <- commandArgs(trailingOnly = TRUE)
+x <- read.csv(args[1])
+reps <- as.integer(args[2]); calls <- as.integer(args[3])
+cpu <- function(f) {
+  f()
+  v <- vapply(seq_len(reps), function(i) {
+    t0 <- proc.time(); for (j in seq_len(calls)) f(); d <- proc.time() - t0
+    (d[["user.self"]] + d[["sys.self"]]) / calls
+  }, numeric(1))
+  list(best = min(v), median = median(v))
+}
+out <- list(
+  global_recode_cuts = cpu(function() globalRecode(x, column = "income", breaks = c(0, 1e4, 2e4, 5e4, Inf))),
+  global_recode_n10 = cpu(function() globalRecode(x, column = "income", breaks = 10)),
+  global_recode_equalAmount = cpu(function() globalRecode(x, column = "income", breaks = 5, method = "equalAmount"))
+)
+cat(jsonlite::toJSON(out, auto_unbox = TRUE, digits = NA))
+"""
+
+
+def pysdc_cpu_times(x: pd.DataFrame, repeats: int, calls: int) -> dict:
+    """Best and median CPU seconds per call of the three global_recode calls."""
+    fns = {
+        "global_recode_cuts": lambda: global_recode(x, "income", [0, 1e4, 2e4, 5e4, np.inf]),
+        "global_recode_n10": lambda: global_recode(x, "income", 10),
+        "global_recode_equalAmount": lambda: global_recode(x, "income", 5, method="equalAmount"),
+    }
+    out = {}
+    for k, fn in fns.items():
+        fn()
+        v = []
+        for _ in range(repeats):
+            t0 = time.process_time()
+            for _ in range(calls):
+                fn()
+            v.append((time.process_time() - t0) / calls)
+        out[k] = {"best": min(v), "median": statistics.median(v)}
+    return out
+
+
+def cpu_main(sizes: str, repeats: int, calls: int, work) -> int:
+    rows = []
+    for size in sizes.split(","):
+        n = int(float(size))
+        frame = make_frame(n)
+        path = work / f"protect_{n}.csv"
+        frame.to_csv(path, index=False)
+        x = pd.read_csv(path)
+        x["region"] = pd.Categorical(x["region"], categories=REGIONS)
+        before = pysdc_cpu_times(x, repeats, calls)
+        r = run_r(R_CPU_SCRIPT, [path, repeats, calls], work, "bench_protect_cpu.R")
+        after = pysdc_cpu_times(x, repeats, calls)
+        print(f"# {load_average()} after {size}", flush=True)
+        for k in before:
+            for stat in ("best", "median"):
+                py = [before[k][stat], after[k][stat]]
+                rows.append([k, size, stat, " / ".join(f"{t * 1e3:.3f}" for t in py), f"{r[k][stat] * 1e3:.2f}",
+                             " / ".join(ratio(r[k][stat], t) for t in py)])
+    print(markdown(["method", "N", "statistic", "pysdc CPU ms (before / after R)", "sdcMicro CPU ms",
+                    "ratio (before / after)"], rows))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e5,1e6")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--dir", default=None)
+    ap.add_argument("--cpu", action="store_true", help="CPU time of the three global_recode calls only")
+    ap.add_argument("--calls", type=int, default=50, help="calls per CPU timing (with --cpu)")
     a = ap.parse_args(argv)
     work = workdir(a.dir, "pysdc_protect_bench_")
     print(f"# {load_average()} at start", flush=True)
+    if a.cpu:
+        code = cpu_main(a.sizes, a.repeats, a.calls, work)
+        print(f"# {load_average()} at end")
+        return code
     rows = []
     for size in a.sizes.split(","):
         n = int(float(size))

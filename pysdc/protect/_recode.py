@@ -365,10 +365,13 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.nd
             return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
     inside = np.bitwise_and(bins, 1).view(bool)  # odd: within a band
     pool = np.compress(inside, x)  # the values of all bands (a few per cent), in one pass
-    if len(spans) > 1:
-        pool_bins = np.compress(inside, bins)
     for j, (_, _, idx) in enumerate(spans):
-        band = pool if len(spans) == 1 else np.compress(pool_bins == 2 * j + 1, pool)
+        if len(spans) == 1:
+            band = pool
+        else:  # the pool's values in (a, b]
+            sel = np.greater(pool, bounds[2 * j])
+            sel &= np.less_equal(pool, bounds[2 * j + 1])
+            band = np.compress(sel, pool)
         out[idx] = _band_select(band, ks[idx] - (n - above[2 * j]))
     return out
 

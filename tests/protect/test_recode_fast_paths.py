@@ -217,6 +217,7 @@ PROBS = {
     "close": np.array([0.0, 0.5, 0.5001, 0.5002, 1.0]),  # bands overlap: merged
     "deciles_odd": np.r_[0, np.arange(1, 8) / 7],
     "many": np.r_[0, np.arange(1, 31) / 30],  # more bands than binned: one partial sort
+    "extremes": np.array([0.0, 0.001, 0.01, 0.5, 0.99, 0.999, 1.0]),  # bands open to -Inf / +Inf
 }
 
 
