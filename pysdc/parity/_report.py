@@ -182,7 +182,8 @@ def markdown(rep: dict) -> str:
             lines += ["", "## Not run natively", "",
                       "Neither passed nor failed: the case uses an option pysdc offers through the bridge only "
                       "(pysdc.r); the native function refuses it with the reason, and the live report compares the "
-                      "bridge with sdcMicro's stored result.", ""]
+                      "bridge with sdcMicro's stored result. Or a section's case cannot run on this machine (the "
+                      "reason says what is missing).", ""]
         why: dict = {}
         for c in skipped:
             why.setdefault(c["message"], []).append(c["id"])
