@@ -24,8 +24,8 @@ def add_arguments(parser) -> None:
                         help="the r_reference directory (default: the one next to the pysdc package)")
     parser.add_argument("--output-dir", default="parity_reports", help="where to write the reports (default: %(default)s)")
     parser.add_argument("--function", action="append", default=None,
-                        help="only this function: a measure or protection method (sdcMicro or pysdc name; "
-                             "repeatable)")
+                        help="only this function: a measure or protection method (sdcMicro or pysdc name), or "
+                             "one of the sections numerics, print, createSdcObj (repeatable)")
     parser.add_argument("--live", action="store_true",
                         help="also run every case through the R bridge (pysdc.r; needs R, rpy2 and sdcMicro)")
     parser.add_argument("--no-write", action="store_true", help="print the summary only, write no reports")
@@ -69,8 +69,8 @@ def run(args) -> int:
     bad = parity.unknown_functions(args.function)
     if bad:
         valid = ", ".join(f"{r} ({py})" for r, py in parity.FUNCTIONS.items())
-        print(f"pysdc: error: --function {bad[0]!r} is not a measure or protection method with stored sdcMicro "
-              f"cases; valid: {valid}.",
+        print(f"pysdc: error: --function {bad[0]!r} is not a measure, protection method or section with "
+              f"stored sdcMicro cases; valid: {valid}.",
               file=sys.stderr)
         return 2
     if args.data:
@@ -104,7 +104,7 @@ def run(args) -> int:
         print(f"{mode}:")
         name_width = max((len(fun) for fun in summary), default=16)
         for fun, s in summary.items():
-            not_run = f"  {s['not_run']} not run (bridge)" if s.get("not_run") else ""
+            not_run = f"  {s['not_run']} not run" if s.get("not_run") else ""
             print(f"  {fun:{name_width}s} {s['cases']:4d} cases  {s['passed']:4d} passed  {s['xfail']:3d} xfail  "
                   f"{s['failed'] + s['xpass']:4d} failed{not_run}  {worst_text(s)}")
         if any(o.status in ("failed", "xpass") for o in outcomes):
