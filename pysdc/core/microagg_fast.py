@@ -17,7 +17,10 @@ exact single-precision distances and sdcMicro's tie rules decide:
 * the farthest record from a record q: the leaves of a k-d tree and groups of leaves, each with a ball
   (in z) around its records, which bounds the single-precision distance of its records from above
   (``(|cen - z_q| + rad)^2 * (1 + eta)``, the rounding of every step bounded), pruned against the
-  distance of a record already found (the records of the leaves with the largest bounds);
+  distance of a record already found (the records of the group of leaves with the largest bound, of a few
+  records at the head of the centroid's list, then of the leaves with the largest bounds). The leaves'
+  records are evaluated from a block table (leaf x variable x slot, NaN where no remaining record is), one
+  gather per query instead of gathering records by index;
 * the k nearest records to q: scipy's k-d tree on z (grouped records skipped), its k-th real distance
   bounding the single-precision ties.
 
@@ -113,6 +116,9 @@ class _Cells:
         self.alive = np.ones(n + 1, dtype=bool)  # the padding record n: never alive
         self.alive[n] = False
         self.leaf_of = np.empty(n, dtype=np.int64)
+        self.pos_of = np.empty(n, dtype=np.int64)
+        self.xnan = np.vstack([x, np.full((1, x.shape[1]), np.nan)])
+        self.wc = w[:, None]
         self.kk_bound = 1.0 / (1 - eta)
         self.rb_scale = 1 + eta  # the ball's bound: (|cen - qz| + rad)^2 * (1 + eta)
         self._build(np.arange(n))
@@ -156,6 +162,9 @@ class _Cells:
         n = self.x.shape[0]
         # leaf -> its records (padding: record n); one more leaf, all padding, for the groups' padding
         self.rows_of = np.vstack([np.r_[perm, n][_padded(start, end, m)], np.full((1, int(lens.max())), n)])
+        # the leaves' records' values, leaf x variable x slot (NaN: no remaining record); a record's slot
+        self.xp = np.ascontiguousarray(self.xnan.take(self.rows_of, axis=0).transpose(0, 2, 1))
+        self.pos_of[perm] = np.arange(m) - np.repeat(start, lens)
         self.live = np.r_[lens, 0]
         self.n_live = m
         self.sc_of = sc_of
@@ -180,6 +189,7 @@ class _Cells:
 
     def remove(self, rows: np.ndarray) -> None:
         np.put(self.alive, rows, False)
+        self.xp[self.leaf_of.take(rows), :, self.pos_of.take(rows)] = np.nan
         live, live2, leaf_of, sc_of = self.live, self.live2, self.leaf_of, self.sc_of
         for r in rows.tolist():  # a loop over the group's size
             lf = leaf_of[r]
@@ -209,23 +219,40 @@ class _Cells:
         ub *= balls[:, p + 2]
         return ub
 
-    def farthest(self, q: np.ndarray, qz: np.ndarray) -> int:
+    def _dblk(self, leaves: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """The single-precision distances (:func:`_d32`, the same operations) from q to the slots of the
+        leaves, a table (leaves x slots); NaN where no remaining record is."""
+        b = self.xp.take(leaves, axis=0)
+        b -= q[:, None]
+        b *= b
+        b *= self.wc
+        t = b.astype(_F32)
+        if t.shape[1] == 1:
+            return t[:, 0]
+        d = t[:, 0] + t[:, 1]
+        for j in range(2, t.shape[1]):  # a loop over variables
+            d += t[:, j]
+        return d
+
+    def farthest(self, q: np.ndarray, qz: np.ndarray, hint=None) -> int:
         """The remaining record farthest from q (equal distances: the first in record order)."""
         q2 = float(qz @ qz)
         err = 4 * (qz.size + 8) * 2.0 ** -53 * (self.cmax + np.sqrt(q2)) ** 2
         ub2 = self._ub(self.balls2, qz, q2, err)
-        # the records of the leaves with the largest bounds first: a remaining record's distance lb
-        # (all of the group with the largest bound: on a few hundred records a NumPy call costs the same)
-        rows = self._rows(self.leaves_of[int(np.argmax(ub2))])
-        lb = float(_d32(self.x.take(rows, axis=0), q, self.w).max())
+        # a remaining record's distance lb: the records of the group with the largest bound, and ``hint``
+        lb = float(np.fmax.reduce(self._dblk(self.leaves_of[int(np.argmax(ub2))], q), axis=None))  # NaN: none
+        if hint is not None and hint.size:
+            lb = max(float(_d32(self.x.take(hint, axis=0), q, self.w).max()), lb)
+        if not lb >= 0:
+            lb = 0.0
         leaves = self.leaves_of.compress(ub2 >= lb, axis=0).ravel()
         ub = self._ub(self.balls.take(leaves, axis=0), qz, q2, err)
         if leaves.size > 8:  # a better lb: the records of the leaves with the largest bounds among these
-            rows = self._rows(leaves.take(np.argpartition(-ub, 3)[:4]))
-            lb = max(lb, float(_d32(self.x.take(rows, axis=0), q, self.w).max()))
-        rows = self._rows(leaves.compress(ub >= lb))
-        d = _d32(self.x.take(rows, axis=0), q, self.w)
-        return int(rows.compress(d == d.max()).min())
+            d = self._dblk(leaves.take(np.argpartition(-ub, 3)[:4]), q)
+            lb = max(lb, float(np.fmax.reduce(d, axis=None)))
+        leaves = leaves.compress(ub >= lb)
+        d = self._dblk(leaves, q).ravel()
+        return int(self.rows_of.take(leaves, axis=0).ravel().compress(d == np.fmax.reduce(d)).min())
 
     def _rows(self, leaves: np.ndarray) -> np.ndarray:
         """The remaining records of the leaves (``take``/``compress``: NumPy's ``[]`` with an index array
@@ -299,6 +326,11 @@ class _Shell:
         self.ptr = p
         return p
 
+    def hint(self, size: int) -> np.ndarray:
+        """Up to ``size`` remaining records at the list's head (far from the centroid)."""
+        sl = self.ids[self.ptr:self.ptr + size]
+        return sl.compress(self.alive.take(sl))
+
     def around_centroid(self, cz: np.ndarray, dz: float) -> np.ndarray:
         """The remaining records that may be the farthest from any centre within dz of cz (real z)."""
         fresh = False
@@ -323,7 +355,7 @@ class _Shell:
 #: records per leaf of the k-d tree of :func:`mdav_fast`; at most _WIDTH records per leaf and _GROUP
 #: leaves per group of leaves in its tables
 _LEAF = 32
-_WIDTH = 64
+_WIDTH = 32
 _GROUP = 128
 
 
@@ -366,7 +398,7 @@ def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
             d = _d32(x.take(cand, axis=0), cexact, w)
             r = int(cand.compress(d == d.max()).min())
         # the record farthest from r is taken before r's group leaves (it may be in the group)
-        seeds = (r, cells.farthest(x[r], z[r])) if ngroups == 2 else (r,)
+        seeds = (r, cells.farthest(x[r], z[r], shell.hint(256))) if ngroups == 2 else (r,)
         dd, near = cells.query(seeds, k)
         for i, q in enumerate(seeds):
             rows = cells.nearest(x[q], z[q], k, (dd[i], near[i]))

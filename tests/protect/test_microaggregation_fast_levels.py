@@ -1,0 +1,113 @@
+"""The farthest-record query of MDAV's fast path (pysdc.core.microagg_fast) on its block tables.
+
+mdav_fast evaluates the records of the k-d tree's leaves from a table (leaf x variable x slot, NaN where no
+remaining record is) and starts its bound from a hint (the records at the head of the list of records far
+from the centroid). Each piece is checked against a scan of every remaining record (sdcMicro's
+single-precision distance, the first record in record order among equal distances), and the whole against
+the plain rounds on data shaped to stress them: ties, zero-inflated columns, many copies of the same
+record, sizes on both sides of a tree rebuild and of the leaf width.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pysdc.core import microagg
+from pysdc.core import microagg_fast as mf
+
+
+def _shaped(seed: int, n: int, kind: str) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    if kind == "zero_inflated":  # the benchmark's shape: lognormal tails, 40 % exact zeros
+        d = np.round(rng.lognormal(9, 1, n))
+        d[rng.random(n) < 0.4] = 0.0
+        c = np.round(rng.lognormal(size=n) * 1024) / 1024
+        return np.column_stack([np.round(rng.normal(size=n) * 16) / 16, np.round(rng.normal(size=n), 1), c, d])
+    if kind == "ties":  # a few distinct values per variable: many equal distances
+        return rng.integers(0, 3, (n, 3)).astype(float)
+    if kind == "copies":  # long runs of the same record (leaves the tree cannot split)
+        base = np.column_stack([rng.integers(0, 5, n // 40), rng.lognormal(size=n // 40)])
+        return np.repeat(base, 40, axis=0)[rng.permutation(n - n % 40)]
+    raise ValueError(kind)
+
+
+def _scan_farthest(x, alive, q, w):
+    rows = np.flatnonzero(alive[:x.shape[0]])
+    d = mf._d32(x[rows], q, w)
+    return int(rows[d == d.max()].min())
+
+
+def _cells(x):
+    w = mf.complete_weights(x)
+    z = x * np.sqrt(w)
+    eta = (x.shape[1] + 2) * 2.0 ** -22
+    sig = 1e-12 * (float(np.abs(z).max()) + 1.0)
+    return mf._Cells(x, z, w, eta, sig, mf._LEAF), z, w
+
+
+@pytest.mark.parametrize("kind", ["zero_inflated", "ties", "copies"])
+def test_block_table_holds_exactly_the_remaining_records(kind):
+    x = _shaped(5, 4000, kind)
+    cells, z, w = _cells(x)
+    rng = np.random.default_rng(1)
+    order = rng.permutation(x.shape[0])
+    for step in range(0, 2400, 3):  # groups of 3 leave; past half of the records the tree is rebuilt
+        cells.remove(order[step:step + 3])
+        if step % 600 == 0 or step > 2000:
+            slots = cells.rows_of[:, :cells.xp.shape[2]]
+            filled = ~np.isnan(cells.xp[:, 0, :])
+            assert np.array_equal(filled, cells.alive.take(slots))
+            held = np.sort(slots[filled])
+            assert np.array_equal(held, np.flatnonzero(cells.alive[:x.shape[0]]))
+            assert np.array_equal(cells.xp.transpose(0, 2, 1)[filled], x[slots[filled]])
+    assert cells.m < x.shape[0]  # the rebuild happened
+
+
+@pytest.mark.parametrize("kind", ["zero_inflated", "ties", "copies"])
+def test_block_distances_are_sdcmicros_single_precision_distances(kind):
+    x = _shaped(6, 3000, kind)
+    cells, z, w = _cells(x)
+    cells.remove(np.arange(0, 3000, 7))
+    leaves = np.arange(cells.live.size)
+    q = x[11]
+    d = cells._dblk(leaves, q)
+    slots = cells.rows_of[:, :d.shape[1]]
+    filled = ~np.isnan(d)
+    assert d.dtype == np.float32
+    ref = mf._d32(x[slots[filled]], q, w)
+    assert np.array_equal(d[filled], ref)  # the same operations: the same bits
+
+
+@pytest.mark.parametrize("kind", ["zero_inflated", "ties", "copies"])
+def test_farthest_equals_a_scan_with_and_without_hint(kind):
+    x = _shaped(7, 5000, kind)
+    n = x.shape[0]
+    cells, z, w = _cells(x)
+    rng = np.random.default_rng(2)
+    order = rng.permutation(n)
+    done = 0
+    for rnd in range(60):
+        q = int(order[done + 5])
+        want = _scan_farthest(x, cells.alive, x[q], w)
+        alive_ids = np.flatnonzero(cells.alive[:n])
+        hints = [None, np.empty(0, dtype=np.int64), rng.choice(alive_ids, 50),
+                 np.array([want]), np.array([q])]  # a hint at the answer, a hint at the query itself
+        for h in hints:
+            assert cells.farthest(x[q], z[q], h) == want
+        take = 60 if rnd % 10 == 0 else 25
+        cells.remove(order[done:done + take])
+        done += take
+
+
+@pytest.mark.parametrize(("kind", "n", "k"), [("zero_inflated", 900, 3), ("zero_inflated", 2600, 3),
+                                              ("ties", 1500, 2), ("ties", 2100, 5),
+                                              ("copies", 2400, 3), ("copies", 1200, 7)])
+def test_fast_equals_plain_rounds_on_shaped_data(monkeypatch, kind, n, k):
+    x = _shaped(9, n, kind)
+    with monkeypatch.context() as m:
+        m.setattr(microagg, "FAST_FROM", 10**12)
+        v0, g0, _ = microagg.mdav(x, k)
+    v1, g1 = microagg.mdav_fast(x, k)
+    assert np.array_equal(g0, g1)
+    assert np.array_equal(v0, v1)
