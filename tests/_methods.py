@@ -3,17 +3,27 @@
 Stored-case loading, one stored case run through a function (native or the bridge's), the module-scoped
 ``bridge`` fixture and the check of the registry's defaults against sdcMicro's formals(); each test file
 passes its method's registry entry (pysdc._registry._methods.method_by_r_name).
+
+A method's further output groups (Method.outputs: microaggregation_more, _clust, _measures, shuffle_more) are
+compared with sdcMicro by ``pysdc parity`` and tests/parity/test_parity_stored.py; their test files take the same
+cases from the same loader (:func:`group_cases`, pysdc.parity.load_corpus) for what that comparison does not
+check: R's warnings (:func:`r_warnings`, :func:`run_recording_warnings`) and every case through the bridge
+(:func:`check_live_case`).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import pysdc
+from pysdc import parity
 from pysdc._errors import InvalidParameterError, PysdcError
 from pysdc._registry._methods import load_case_data
 
@@ -38,6 +48,83 @@ def stored_cases(root: Path, rnames, *, with_rname: bool = True, xfail_applies_t
             values = (rname, c) if with_rname else (c,)
             out.append(pytest.param(*values, id=c["id"], marks=marks))
     return out
+
+
+def group_cases(group: str) -> list:
+    """The stored cases of output group ``group`` (r_reference/outputs/<group>.json, e.g. microaggregation_clust)
+    as ``pysdc parity`` and tests/parity/test_parity_stored.py load them (pysdc.parity.load_corpus)."""
+    return [c for c in parity.load_corpus(parity.reference_dir(), [group]) if c.group == group]
+
+
+def case_params(cases, mode: str | None = None) -> list:
+    """pytest params of parity cases, id = case id; with ``mode`` ("native" or "live"), a case that
+    divergences.json lists for it (or "both") is a strict xfail with the listed reason, as in the parity tests."""
+    divs = parity.load_divergences(parity.reference_dir()) if mode else []
+    out = []
+    for c in cases:
+        div = parity.divergence_for(c.id, divs, mode) if mode else None
+        marks = [pytest.mark.xfail(strict=True, reason=div["reason"])] if div else []
+        out.append(pytest.param(c, id=c.id, marks=marks))
+    return out
+
+
+@functools.cache
+def _stored_warnings(group: str) -> dict:
+    doc = json.loads((parity.reference_dir() / "outputs" / f"{group}.json").read_text(encoding="utf-8"))
+    return {c["id"]: tuple(c.get("warnings") or ()) for c in doc["cases"]}
+
+
+def r_warnings(case) -> tuple:
+    """What R warned in a parity case (the stored output's ``warnings``, which the loader's Case leaves out)."""
+    return _stored_warnings(case.group)[case.id]
+
+
+def run_recording_warnings(case, impl=None) -> tuple:
+    """Run a parity case through ``impl`` (native pysdc by default, pysdc.r for the bridge) as ``pysdc parity``
+    runs it (pysdc.parity.run_case): (its result fields, every warning it gave)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        actual = parity.run_case(case, impl or pysdc, parity.reference_dir())
+    return actual, caught
+
+
+def check_live_case(case, bridge, *, expect_warned: bool = True) -> list:
+    """One stored case through the bridge, compared as ``pysdc parity --live`` compares it
+    (pysdc.parity.compare: sdcMicro's result, the input unchanged); where sdcMicro stopped, the bridge raises.
+    With ``expect_warned``, where sdcMicro warned the bridge must warn. Returns the warnings."""
+    if case.expects_error:
+        with pytest.raises(PysdcError):
+            parity.run_case(case, bridge, parity.reference_dir())
+        return []
+    actual, caught = run_recording_warnings(case, bridge)
+    assert [d.detail for d in parity.compare(case, actual, "live") if not d.ok] == []
+    if expect_warned and r_warnings(case):
+        assert caught, f"sdcMicro warned {r_warnings(case)}; the bridge did not"
+    return caught
+
+
+def live_bridge_parity(cases, *, expect_warned: bool = True):
+    """A module's live test of every case in ``cases`` through the bridge (:func:`check_live_case`; a case that
+    divergences.json lists for "live" a strict xfail), with the module's ``bridge`` fixture:
+    ``test_live_bridge_parity = live_bridge_parity(cases)``."""
+
+    @pytest.mark.live
+    @pytest.mark.parametrize("case", case_params(cases, "live"))
+    def test(bridge, case):
+        check_live_case(case, bridge, expect_warned=expect_warned)
+
+    return test
+
+
+def fresh_numeric(seed: int, n_range: tuple = (12, 90)):
+    """Fresh data for a live check against sdcMicro: ``(rng, x)``, n in ``n_range`` records of 2 to 4 correlated
+    normal variables, rounded to halves (ties) for an odd seed; ``rng`` goes on for the caller's further draws."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(*n_range)), int(rng.integers(2, 5))
+    x = rng.normal(size=(n, p)) @ rng.uniform(size=(p, p))
+    if seed % 2:
+        x = np.round(x * 2)  # ties
+    return rng, x
 
 
 def check_stored_case(m, fn, case, root: Path, *, record: bool = True, ignore: type[Warning] | None = None,

@@ -1,56 +1,49 @@
 """Microaggregation with the clustering methods clustpca, influence, clustpppca, clustmcdpca, and with pppca and
 mcdpca (issue 28, family 3) against sdcMicro 5.8.0.
 
-Stored parity: every case of r_reference/outputs/microaggregation_clust.json (written by
-r_reference/generate_protect_microaggregation_clust.R from make_cases_microaggregation_clust.py) runs through the
-native pysdc.protect.microaggregation: every aggregated column must have sdcMicro's values to the last bit (the
-MD5 of all values written with %.17g); where sdcMicro stopped, pysdc raises. The clusterings themselves
-(cluster::clara and cluster::pam) are compared with R's on random inputs in the live tests. Live parity (marker
-``live``): the bridge on the same cases, and the native methods against sdcMicro on fresh data.
+Stored parity: the cases of r_reference/outputs/microaggregation_clust.json (written by
+r_reference/generate_protect_microaggregation_clust.R from make_cases_microaggregation_clust.py) are compared with
+sdcMicro by ``pysdc parity`` and tests/parity/test_parity_stored.py (group microaggregation_clust: every aggregated
+column to the last bit, the MD5 of all values written with %.17g; where sdcMicro stopped, pysdc raises; the input
+unchanged). Here, on the same cases from the same loader: where sdcMicro warned, pysdc warns; the corpus covers the
+brief. The clusterings themselves (cluster::clara and cluster::pam) are compared with R's on random inputs in the
+live tests. Live parity (marker ``live``): the bridge on every stored case, and the native methods against
+sdcMicro on fresh data.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from pysdc._errors import CoercionWarning, InvalidParameterError, RCallError
-from pysdc._registry._methods import method_by_r_name
 from pysdc.core.clara import ClusterError, clara, pam
 from pysdc.core.microagg_pppca import ppca_scores
 from pysdc.protect import microaggregation
 from pysdc.protect._microaggregation import NATIVE_METHODS, R_METHODS
 
-from _methods import bridge_fixture, check_stored_case, stored_cases
+from _methods import bridge_fixture, case_params, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
 
-ROOT = Path(__file__).resolve().parents[2] / "r_reference"
-RNAME = "microaggregation_clust"
-CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="native")
-LIVE_CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="live")
-M = method_by_r_name("microaggregation")
+CASES = group_cases("microaggregation_clust")
+WARNED = [c for c in CASES if r_warnings(c) and not c.expects_error]
 
 
-def _tags(case):
-    return set(case.values[1]["tags"])
-
-
-@pytest.mark.parametrize(("rname", "case"), CASES)
-def test_stored_parity(rname, case):
-    check_stored_case(M, M.native, case, ROOT, expect_warned=True)
+@pytest.mark.parametrize("case", case_params(WARNED))
+def test_warns_where_sdcmicro_warned(case):
+    _, caught = run_recording_warnings(case)
+    assert caught, f"sdcMicro warned {r_warnings(case)}; pysdc did not"
 
 
 def test_corpus_covers_the_brief():
-    tags = set().union(*(_tags(c) for c in CASES))
+    tags = {t for c in CASES for t in c.tags}
     assert {"clustpca", "influence", "clustpppca", "pppca", "clustmcdpca", "mcdpca", "clara", "pam", "ties",
             "strata", "median", "trim", "transf", "error", "real", "large-sample", "full-sample", "seeded",
             "exact-subsets", "weights", "na"} <= tags
-    assert sum("error" not in _tags(c) for c in CASES if "na" in _tags(c)) >= 4
+    assert sum("error" not in c.tags for c in CASES if "na" in c.tags) >= 4
     for method in ("clustpca", "influence", "clustpppca", "pppca", "mcdpca"):
-        assert sum("error" not in _tags(c) for c in CASES if method in _tags(c)) >= 12, method
-    assert sum("error" not in _tags(c) for c in CASES if "clustmcdpca" in _tags(c)) >= 6
+        assert sum("error" not in c.tags for c in CASES if method in c.tags) >= 12, method
+    assert sum("error" not in c.tags for c in CASES if "clustmcdpca" in c.tags) >= 6
 
 
 def test_native_and_bridge_only_methods():
@@ -249,10 +242,7 @@ def test_live_dqrdc2_and_cov_mcd_against_r(seed, tmp_path):
 bridge = bridge_fixture()
 
 
-@pytest.mark.live
-@pytest.mark.parametrize(("rname", "case"), [c for c in LIVE_CASES if "real" not in _tags(c)])
-def test_live_bridge_parity(bridge, rname, case):
-    check_stored_case(M, bridge.microaggregation, case, ROOT, expect_warned=True)
+test_live_bridge_parity = live_bridge_parity([c for c in CASES if "real" not in c.tags])
 
 
 def _fresh(seed):

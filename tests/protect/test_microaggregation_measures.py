@@ -1,56 +1,53 @@
 """Microaggregation's aggregation measures (onestep, trim) and sampling weights against sdcMicro 5.8.0 (issue 28,
 family 3).
 
-Stored parity: every case of r_reference/outputs/microaggregation_measures.json (written by
-r_reference/generate_protect_microaggregation_measures.R from make_cases_microaggregation_measures.py) runs through
-the native pysdc.protect.microaggregation: every aggregated column must have sdcMicro's values to the last bit
-(the MD5 of all values written with %.17g); where sdcMicro stopped, pysdc raises; where sdcMicro warned, pysdc
-warns; where sdcMicro silently ignores weights or a measure, pysdc warns that it ignores them. Live parity (marker
-``live``): the bridge on the same cases, and the native measures against sdcMicro on fresh data.
+Stored parity: the cases of r_reference/outputs/microaggregation_measures.json (written by
+r_reference/generate_protect_microaggregation_measures.R from make_cases_microaggregation_measures.py) are compared
+with sdcMicro by ``pysdc parity`` and tests/parity/test_parity_stored.py (group microaggregation_measures: every
+aggregated column to the last bit, the MD5 of all values written with %.17g; where sdcMicro stopped, pysdc raises;
+the input unchanged). Here, on the same cases from the same loader: where sdcMicro warned, pysdc warns; where
+sdcMicro silently ignores weights or a measure, pysdc warns that it ignores them; the corpus covers the brief.
+Live parity (marker ``live``): the bridge on every stored case, and the native measures against sdcMicro on fresh
+data.
 """
 
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from pysdc import parity
 from pysdc._errors import CoercionWarning, InvalidParameterError, RCallError
-from pysdc._registry._methods import load_case_data, method_by_r_name
 from pysdc.core.microagg_stats import _psorted_middle, _select_one, aggregate, seg_cumsum
 from pysdc.protect import microaggregation
 
-from _methods import bridge_fixture, check_stored_case, stored_cases
+from _methods import bridge_fixture, case_params, fresh_numeric, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
 
-ROOT = Path(__file__).resolve().parents[2] / "r_reference"
-RNAME = "microaggregation_measures"
-CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="native")
-LIVE_CASES = stored_cases(ROOT, [RNAME], xfail_applies_to="live")
-M = method_by_r_name("microaggregation")
+CASES = group_cases("microaggregation_measures")
+#: the cases where sdcMicro warned, or ignores weights or a measure without a word: pysdc must warn
+WARNED = [c for c in CASES if (r_warnings(c) or "ignored" in c.tags) and not c.expects_error]
 
 
-def _tags(case):
-    return set(case.values[1]["tags"])
-
-
-@pytest.mark.parametrize(("rname", "case"), CASES)
-def test_stored_parity(rname, case):
-    caught = check_stored_case(M, M.native, case, ROOT, expect_warned=True)
-    if "ignored" in case["tags"]:  # sdcMicro says nothing; pysdc says what it ignores
-        assert any("ignored" in str(w.message) for w in caught), case["id"]
+@pytest.mark.parametrize("case", case_params(WARNED))
+def test_warns_where_sdcmicro_warned_or_ignores(case):
+    _, caught = run_recording_warnings(case)
+    if r_warnings(case):
+        assert caught, f"sdcMicro warned {r_warnings(case)}; pysdc did not"
+    if "ignored" in case.tags:  # sdcMicro says nothing; pysdc says what it ignores
+        assert any("ignored" in str(w.message) for w in caught), case.id
 
 
 def test_corpus_covers_the_brief():
-    tags = set().union(*(_tags(c) for c in CASES))
+    tags = {t for c in CASES for t in c.tags}
     assert {"onestep", "trim", "weights", "median", "strata", "ignored", "error", "real", "na", "negative",
             "zero-weight", "na-weight", "half", "ties"} <= tags
     for method in ("simple", "single", "onedims", "pca", "pppca", "clustpca", "clustpppca", "influence"):
         for what in ("onestep", "weights"):
-            assert any({method, what} <= _tags(c) for c in CASES), (method, what)
-    assert any("weights" in _tags(c) and "strata" in _tags(c) and "real" in _tags(c) for c in CASES)
+            assert any({method, what} <= set(c.tags) for c in CASES), (method, what)
+    assert any("weights" in c.tags and "strata" in c.tags and "real" in c.tags for c in CASES)
 
 
 # =============================================================================
@@ -131,18 +128,12 @@ def test_one_huge_group_is_vectorised():
 bridge = bridge_fixture()
 
 
-@pytest.mark.live
-@pytest.mark.parametrize(("rname", "case"), [c for c in LIVE_CASES if "real" not in _tags(c)])
-def test_live_bridge_parity(bridge, rname, case):
-    check_stored_case(M, bridge.microaggregation, case, ROOT, expect_warned=True)
+test_live_bridge_parity = live_bridge_parity([c for c in CASES if "real" not in c.tags])
 
 
 def _fresh(seed):
-    rng = np.random.default_rng(seed)
-    n, p = int(rng.integers(12, 90)), int(rng.integers(2, 5))
-    x = rng.normal(size=(n, p)) @ rng.uniform(size=(p, p))
-    if seed % 2:
-        x = np.round(x * 2)  # ties
+    rng, x = fresh_numeric(seed)
+    n, p = x.shape
     df = pd.DataFrame(x, columns=list("abcd")[:p])
     df["wt"] = np.round(rng.uniform(0.5, 30, n), 1)
     df["st"] = rng.choice(["x", "y"], n)
@@ -175,8 +166,8 @@ def test_live_fresh_data(bridge, method, seed):
 
 def test_stored_inputs_are_the_files():
     # the cases read the stored files (no data made at test time)
-    case = next(c.values[1] for c in CASES if c.values[1]["inputs"]["data"] == "mw30.csv.gz")
-    data = load_case_data(case, ROOT)
+    case = next(c for c in CASES if c.inputs["data"] == "mw30.csv.gz")
+    data = parity.case_inputs(case, parity.reference_dir())["data"]
     assert len(data) == 30 and {"w", "w1", "w0", "wz", "wneg", "wna"} <= set(data.columns)
 
 

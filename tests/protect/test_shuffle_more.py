@@ -1,12 +1,14 @@
 """shuffle's other methods (issue 28, family 4): mvn, ds2 and ds_cov native and exact with sdcMicro 5.8.0; mlm,
 covmethod="mcd" and regmethod="MM" as sdcMicro stops or through the bridge only.
 
-Stored parity: every case of r_reference/outputs/shuffle_more.json (generate_protect_shuffle2.R from
-make_cases_shuffle_more.py; set.seed(seed) before sdcMicro's call) runs natively from RRandom(seed): the shuffled
-values exactly, the perturbed and EGADP values within pysdc/_tolerances.py's ``shuffle`` tolerance, the stream left
-where R leaves it; where sdcMicro stopped (mlm always; ds2 with mcd; mcd on factor dummies) pysdc raises. A case
-tagged ``bridge-only`` (covmethod="mcd", regmethod="MM") is refused natively with the reason and compared
-only through the bridge (marker ``live``), as every case is.
+Stored parity: the cases of r_reference/outputs/shuffle_more.json (generate_protect_shuffle2.R from
+make_cases_shuffle_more.py; set.seed(seed) before sdcMicro's call) are compared with sdcMicro by ``pysdc parity``
+and tests/parity/test_parity_stored.py (group shuffle_more: natively from RRandom(seed), the shuffled values
+exactly, the perturbed and EGADP values within pysdc/_tolerances.py's ``shuffle`` tolerance, the stream left where
+R leaves it; where sdcMicro stopped (mlm always; ds2 with mcd; mcd on factor dummies) pysdc raises). Here, on the
+same cases from the same loader: pysdc warns that it imputed where R did, and only there; a case tagged
+``bridge-only`` (covmethod="mcd", regmethod="MM") is refused natively with an error that points to the bridge;
+through the bridge (marker ``live``) every case is compared with sdcMicro's stored result.
 """
 
 from __future__ import annotations
@@ -18,41 +20,36 @@ import numpy as np
 import pytest
 
 from pysdc._errors import InvalidParameterError
-from pysdc._registry._methods import load_case_data, method_by_r_name
+from pysdc._registry._methods import load_case_data
 from pysdc.core.rrandom import RRandom
 from pysdc.core.shuffle import _solve
 from pysdc.protect import shuffle
 
-from _methods import check_stored_case, stored_cases
+from _methods import bridge_fixture, case_params, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
-CASES = stored_cases(ROOT, ["shuffle_more"], with_rname=False, xfail_applies_to="native")
-LIVE_CASES = stored_cases(ROOT, ["shuffle_more"], with_rname=False)
-ENTRY = method_by_r_name("shuffle")
+CASES = group_cases("shuffle_more")
+BRIDGE_ONLY = [c for c in CASES if "bridge-only" in c.tags and not c.expects_error]
+NATIVE = [c for c in CASES if "bridge-only" not in c.tags and not c.expects_error]
 
 
-def _check(fn, case):
-    seen = check_stored_case(ENTRY, fn, case, ROOT)
-    if fn is shuffle and "error" not in case:
-        assert any("imputed" in str(w.message) for w in seen) == any("imputed" in w for w in case["warnings"])
+@pytest.mark.parametrize("case", case_params(NATIVE))
+def test_warns_of_imputing_where_r_did(case):
+    _, caught = run_recording_warnings(case)
+    assert any("imputed" in str(w.message) for w in caught) == any("imputed" in w for w in r_warnings(case))
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_stored_parity(case):
-    if "bridge-only" in case["tags"] and "error" not in case:
-        data = load_case_data(case, ROOT)
-        with pytest.raises(InvalidParameterError, match="bridge"):
-            ENTRY.run_case(shuffle, case["args"], data)
-        return
-    _check(shuffle, case)
+@pytest.mark.parametrize("case", case_params(BRIDGE_ONLY))
+def test_bridge_only_cases_are_refused_natively_pointing_to_the_bridge(case):
+    with pytest.raises(InvalidParameterError, match="bridge"):
+        run_recording_warnings(case)
 
 
 def test_corpus_covers_the_brief():
-    tags = {t for c in CASES for t in c.values[0]["tags"]}
+    tags = {t for c in CASES for t in c.tags}
     assert {"mvn", "mlm", "ds2", "ds_cov", "mcd", "MM", "seeded", "factor", "ordered", "ties", "three-responses",
             "pearson", "weights", "gadp", "na", "real", "error", "bridge-only"} <= tags
-    native = [c.values[0] for c in CASES if "error" not in c.values[0] and "bridge-only" not in c.values[0]["tags"]]
-    assert {c["args"].get("method", "ds") for c in native} == {"mvn", "ds2", "ds_cov"}
+    assert {c.args.get("method", "ds") for c in NATIVE} == {"mvn", "ds2", "ds_cov"}
 
 
 def test_methods_differ_and_draw_differently():
@@ -100,9 +97,7 @@ def test_generator_and_case_list_are_stored():
 # live: the bridge on the same cases (those pysdc refuses natively included)
 
 
-@pytest.mark.live
-@pytest.mark.parametrize("case", LIVE_CASES)
-def test_live_bridge_parity(case):
-    from pysdc.r import shuffle as r_shuffle
+bridge = bridge_fixture()
 
-    _check(r_shuffle, case)
+
+test_live_bridge_parity = live_bridge_parity(CASES, expect_warned=False)
