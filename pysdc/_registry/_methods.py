@@ -471,6 +471,11 @@ def _microaggregation_to_r(v):
         raise InvalidParameterError(
             "microaggregation: weights_by='record' is pysdc's (each record its own weight); sdcMicro weights by "
             "position in the sorted stratum: use pysdc.protect.microaggregation.")
+    if v.get("missing_means", "sdcmicro") != "sdcmicro":
+        raise InvalidParameterError(
+            "microaggregation: missing_means='present' is pysdc's (rmd's group means of the present values); "
+            "sdcMicro's rmd gives a group a missing mean where one record misses the variable: use "
+            "pysdc.protect.microaggregation.")
     kw = {k: v[k] for k in ("variables", "aggr", "strata_variables", "method", "weights", "nc", "clustermethod",
                             "measure", "trim", "varsort", "transf") if v[k] is not None}
     return "microaggregation", (v["data"],), kw
@@ -712,14 +717,15 @@ METHODS: tuple[Method, ...] = (
         arguments={"data": "obj", "variables": "variables", "aggr": "aggr", "strata_variables": "strata_variables",
                    "method": "method", "weights": "weights", "nc": "nc", "clustermethod": "clustermethod",
                    "measure": "measure", "trim": "trim", "varsort": "varsort", "transf": "transf",
-                   "random_state": None, "weights_by": None},
+                   "random_state": None, "weights_by": None, "missing_means": None},
         defaults={"variables": None, "aggr": 3, "strata_variables": None, "method": "mdav", "weights": None,
                   "nc": 8, "clustermethod": "clara", "measure": "mean", "trim": 0, "varsort": 1, "transf": "log"},
         formals_of="microaggregation", r_seed="random_state",
         notes="native: mdav (sdcMicro's single-precision distances and tie rule), simple, single, onedims, pca "
               "(measures mean, median, trim, onestep; sampling weights: weighted mean/median, by sdcMicro's "
               "position in the sorted stratum, with a warning; weights_by='record' each record's own), rmd "
-              "(complete data; random_state=s: R's set.seed(s) before covMcd), one variable through mafast; "
+              "(random_state=s: R's set.seed(s) before covMcd; missing values as sdcMicro, with a warning where its "
+              "group means drop present values, missing_means='present' the means of the present values), one variable through mafast; "
               "ignored with a warning as sdcMicro ignores them silently: measure and weights by mdav and rmd, "
               "weights by trim, onestep and one variable. "
               "clustpca, clustpppca, clustmcdpca and influence: clusters from cluster::clara (its own sampling "

@@ -19,6 +19,15 @@ What sdcMicro does (observed step by step, and pinned by ``r_reference/outputs/m
 
 The loop runs over groups (``n / aggr`` rounds), each vectorised over the remaining records (compacted when
 half of them are grouped; the ``aggr`` nearest found by a partition, ties taken in record order).
+
+Missing values (observed with sdcMicro 5.8.0 on ``r_reference/inputs/ma31``, pinned by the case
+``microaggregation_more:ma31:rmd:na``): the standardisation skips them; ``covMcd`` runs on the complete records,
+so only those have a robust distance and only they start a group; the distance between two records is R's
+``dist`` (over the variables both have, scaled up by ``p / count``; missing where they share none). A group's
+value of a variable is missing when one of its records misses it: sdcMicro then drops the values of the other
+records of the group (:func:`rmd_na` returns that, and the count of the values dropped); ``na_rm`` takes the mean
+of the present values instead. The last group is the records left whose distance to the first record is not
+missing; a record sharing no variable with the first one keeps its own values.
 """
 
 from __future__ import annotations
@@ -29,12 +38,12 @@ import numpy as np
 from scipy.linalg import lapack
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
-from .distance import r_sd
+from .distance import r_scale, r_sd
 from .mcd import cov_mcd
 from .microagg_pca import standardise
 from .microagg_stats import trimmed_means
 
-__all__ = ["robust_distances", "rmd_groups", "rmd"]
+__all__ = ["robust_distances", "rmd_groups", "rmd", "rmd_groups_na", "rmd_na"]
 
 
 def robust_distances(x: np.ndarray, random_state=None) -> np.ndarray:
@@ -106,3 +115,106 @@ def rmd(x: np.ndarray, aggr: int, random_state=None) -> tuple[np.ndarray, np.nda
     zs = (x - centre) / sd  # the values are standardised with R's sd (not scale()'s) for the group means
     vals = np.column_stack([trimmed_means(zs[:, j], g, 0.0) * sd[j] + centre[j] for j in range(x.shape[1])])
     return vals, g
+
+
+def _r_dist_to(z: np.ndarray, r: int) -> np.ndarray:
+    """R's ``dist(z)`` (euclidean) from record ``r`` to every record: the squared differences over the variables
+    both records have, summed in variable order, divided by ``count / p`` when some are missing, the root;
+    missing where they share no variable."""
+    p = z.shape[1]
+    diff = z - z[r]
+    ok = ~np.isnan(diff)
+    sq = np.where(ok, diff * diff, 0.0)
+    acc = np.zeros(z.shape[0])
+    for j in range(p):  # loop over variables (R's order of the sum)
+        acc = acc + sq[:, j]
+    cnt = ok.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = np.where(cnt == p, acc, acc / (cnt / p))
+        return np.where(cnt > 0, np.sqrt(acc), np.nan)
+
+
+def rmd_groups_na(z: np.ndarray, aggr: int, rdist: np.ndarray) -> np.ndarray:
+    """sdcMicro's rmd groups on standardised data with missing values (``rdist`` NaN for incomplete records).
+
+    0-based groups; a record sharing no variable with the first record and not grouped before keeps its own
+    group (sdcMicro leaves its values as they are). Raises where sdcMicro stops: no complete record left to
+    start a group, fewer than ``aggr`` records with a distance to it, or a last group of one record.
+    """
+    n = z.shape[0]
+    groups = np.full(n, -1, dtype=np.int64)
+    ok = ~np.isnan(rdist)
+    by_distance = np.lexsort((np.arange(n), -np.where(ok, rdist, -np.inf)))[: int(ok.sum())]
+    pos = 0
+    for gid in range(n // aggr - 1):  # one group per round, as sdcMicro (n >= 2 * aggr)
+        while pos < by_distance.size and groups[by_distance[pos]] >= 0:
+            pos += 1
+        if pos == by_distance.size:
+            raise InvalidParameterError(
+                "microaggregation(method='rmd'): no complete record is left to start a group (only complete records "
+                "have a robust distance); sdcMicro stops ('replacement has length zero').")
+        d = _r_dist_to(z, by_distance[pos])
+        d[groups >= 0] = np.nan
+        cand = np.flatnonzero(~np.isnan(d))
+        if cand.size < aggr:
+            raise InvalidParameterError(
+                "microaggregation(method='rmd'): fewer than aggr records share a variable with a group's first "
+                "record; sdcMicro stops ('replacement has length zero').")
+        near = cand[np.lexsort((cand, d[cand]))[:aggr]]  # R's which.min, aggr times: ties in record order
+        groups[near] = gid
+    gid = n // aggr - 1
+    d0 = _r_dist_to(z, 0)
+    last = np.flatnonzero((groups < 0) & ~np.isnan(d0))
+    if last.size == 1:
+        raise InvalidParameterError(
+            "microaggregation(method='rmd'): one record is left for the last group; sdcMicro stops (colMeans of a "
+            "vector).")
+    groups[last] = gid
+    alone = np.flatnonzero(groups < 0)
+    groups[alone] = gid + 1 + np.arange(alone.size)
+    return groups
+
+
+def _col_means_narm(x: np.ndarray) -> np.ndarray:
+    ok = ~np.isnan(x)
+    s = np.cumsum(np.where(ok, x, 0.0).astype(np.longdouble), axis=0)[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (s / ok.sum(axis=0)).astype(np.float64)
+
+
+def rmd_na(x: np.ndarray, aggr: int, random_state=None, *, na_rm: bool = False
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """sdcMicro's rmd on one stratum with missing values: (values, 0-based groups, records alone, values dropped).
+
+    ``na_rm=False`` is sdcMicro's: a group's value is missing where one of its records misses the variable, so
+    the present values of the others are dropped (their count is returned). ``na_rm=True``: the mean of the
+    present values (a record's own missing value stays missing). ``alone``: the records sdcMicro leaves as they
+    are (they share no variable with the first record).
+    """
+    z = r_scale(x)
+    complete = ~np.isnan(z).any(axis=1)
+    rd = np.full(x.shape[0], np.nan)
+    rd[complete] = robust_distances(z[complete], random_state=random_state)
+    g = rmd_groups_na(z, aggr, rd)
+    centre = _col_means_narm(x)
+    sd = r_sd(x)
+    zs = (x - centre) / sd
+    n = x.shape[0]
+    sizes = np.bincount(g)
+    alone = sizes[g] == 1
+    vals = np.empty_like(x)
+    for j in range(x.shape[1]):  # loop over variables
+        col = zs[:, j]
+        m = trimmed_means(col, g, 0.0)  # sdcMicro's group means (missing where a record misses the variable)
+        present = ~np.isnan(col)
+        if na_rm and (np.isnan(m) & present).any():  # those groups: the mean of their present values
+            sums = np.bincount(g, weights=np.where(present, col, 0.0))
+            cnt = np.bincount(g, weights=present.astype(np.float64))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                pm = (sums / cnt)[g]
+            fill = np.isnan(m) & present
+            m[fill] = pm[fill]
+        m[alone] = col[alone]
+        vals[:, j] = m * sd[j] + centre[j]
+    dropped = int((np.isnan(vals) & ~np.isnan(x)).sum())
+    return vals, g, np.flatnonzero(alone), dropped if n else 0

@@ -2,7 +2,7 @@
 
 Native methods of ``microaggregation``: ``mdav`` (the default; sdcMicro's MDAV with its
 single-precision distances and its tie rule, see :mod:`pysdc.core.microagg`), and the sorting
-methods ``simple``, ``single``, ``onedims``, ``pca`` and ``rmd`` (complete data, seeded by ``random_state``; see
+methods ``simple``, ``single``, ``onedims``, ``pca`` and ``rmd`` (seeded by ``random_state``; missing values as sdcMicro, see
 :mod:`pysdc.protect._microaggregation_more`); one variable goes through ``mafast``, as in sdcMicro.
 The clustering methods ``clustpca``, ``clustpppca``, ``clustmcdpca`` and ``influence`` (clusters from
 ``cluster::clara`` or ``pam``), ``pppca`` (sdcMicro's projection-pursuit ``prcompRob``) and ``mcdpca``
@@ -277,6 +277,8 @@ _MEASURES = MEASURES
 #: how weights reach the records: sdcMicro's (the i-th record of a sorted stratum takes the i-th weight of
 #: the data) or each record its own
 WEIGHTS_BY = ("sdcmicro", "record")
+#: rmd's group means on missing values: sdcMicro's (missing where one record misses) or of the present values
+MISSING_MEANS = ("sdcmicro", "present")
 _ALL_METHODS = NATIVE_METHODS + R_METHODS
 
 
@@ -295,11 +297,13 @@ _ALL_METHODS = NATIVE_METHODS + R_METHODS
     "transf": Options(("log", "none", "boxcox")),
     "random_state": Any_(),
     "weights_by": Options(WEIGHTS_BY),
+    "missing_means": Options(MISSING_MEANS),
 })
 def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None, method: str = "mdav",
                      weights=None, nc: int = 8, clustermethod: str = "clara", measure: str = "mean",
                      trim: float = 0, varsort: int = 1, transf: str = "log",
-                     random_state=None, weights_by: str = "sdcmicro") -> MicroaggregationResult:
+                     random_state=None, weights_by: str = "sdcmicro",
+                     missing_means: str = "sdcmicro") -> MicroaggregationResult:
     """Microaggregation of numeric variables, as sdcMicro's ``microaggregation`` on a data.frame.
 
     Parameters
@@ -345,6 +349,11 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         Which weight a record gets: ``"sdcmicro"`` (default) as sdcMicro 5.8.0, the i-th weight of the data
         for the i-th record of its stratum in the method's sorted order (pysdc warns where that is not the
         record's own); ``"record"``: each record its own weight (pysdc only; the bridge refuses it).
+    missing_means : {"sdcmicro", "present"}
+        ``method="rmd"`` on variables with missing values: ``"sdcmicro"`` (default) as sdcMicro 5.8.0, a group's
+        value of a variable is missing where one of its records misses it, so the present values of the other
+        records are dropped (pysdc warns with their count); ``"present"``: the mean of the group's present values
+        (a record's own missing value stays missing; pysdc only, the bridge refuses it). The groups are the same.
 
     Returns
     -------
@@ -405,6 +414,10 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         raise InvalidParameterError(
             f"microaggregation: method {method!r} is not native in pysdc (its results depend on R's eigen/"
             "clustering/MCD routines); run it through sdcMicro with pysdc.r.microaggregation.")
+    if missing_means != "sdcmicro" and method != "rmd":
+        raise InvalidParameterError(
+            f"microaggregation: missing_means={missing_means!r} is for method='rmd' (its group means on missing "
+            f"values); method {method!r} has its own rule.")
     if method in ("mdav", "rmd"):
         if measure != "mean":
             _ignored("measure", f"sdcMicro's {method} ignores measure ({measure!r}): "
@@ -430,7 +443,7 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
     if method in CLUST_METHODS:
         run = clust_runner(method, aggr, measure, trim, nc, clustermethod, transf, varsort, random_state)
     else:
-        run = more_runner(method, aggr, measure, trim, random_state) if method in MORE_METHODS else _method(
+        run = more_runner(method, aggr, measure, trim, random_state, missing_means) if method in MORE_METHODS else _method(
             method, aggr, measure, trim, varsort, flag, note)
     if weights is not None and not getattr(run, "weighted", False):
         raise InvalidParameterError(
@@ -444,6 +457,17 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
             f"microaggregation: sdcMicro 5.8.0 gives the i-th record of each stratum, in the order in which {method} "
             f"sorts it, the i-th weight of the whole data, not its own weight, for the weighted {measure}; returned "
             "as sdcMicro does. weights_by='record' gives every record its own weight.",
+            CoercionWarning, stacklevel=user_stacklevel())
+    if sum(getattr(run, "dropped", ())):
+        warnings.warn(
+            f"microaggregation(method='rmd'): {sum(run.dropped)} present value(s) dropped: sdcMicro's rmd gives a "
+            "group a missing mean where one of its records misses the variable, so the values of the other records "
+            "are lost (returned as sdcMicro does; missing_means='present' takes the mean of the present values).",
+            CoercionWarning, stacklevel=user_stacklevel())
+    if sum(getattr(run, "alone", ())):
+        warnings.warn(
+            f"microaggregation(method='rmd'): {sum(run.alone)} record(s) share no variable with the first record of "
+            "their stratum: sdcMicro leaves them out of the last group, as they are (not aggregated); returned so.",
             CoercionWarning, stacklevel=user_stacklevel())
     if flag:
         warnings.warn(

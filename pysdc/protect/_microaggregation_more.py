@@ -16,7 +16,7 @@ import numpy as np
 from .._errors import InvalidParameterError
 from ..core.microagg import fixed_groups
 from ..core.microagg_pca import pca_scores
-from ..core.microagg_rmd import rmd
+from ..core.microagg_rmd import rmd, rmd_na
 from ..core.microagg_stats import aggregate
 from ..core.rrandom import RRandom
 
@@ -50,19 +50,15 @@ def _check(method: str, x: np.ndarray, aggr: int) -> None:
 
 def _check_rmd(x: np.ndarray, aggr: int) -> None:
     n, p = x.shape
-    if np.isnan(x).any():
-        raise InvalidParameterError(
-            "microaggregation(method='rmd'): the variables have missing values; pysdc runs rmd natively on complete "
-            "data only (sdcMicro's robust distances of incomplete records are not reproduced): use "
-            "pysdc.r.microaggregation.")
     if n < 2 * aggr:
         raise InvalidParameterError(
             f"microaggregation(method='rmd'): a stratum has {n} record(s), fewer than 2 * aggr = {2 * aggr}; "
             "sdcMicro stops.")
-    if n <= p + 1:
+    complete = int((~np.isnan(x).any(axis=1)).sum())
+    if complete <= p + 1:
         raise InvalidParameterError(
-            f"microaggregation(method='rmd'): a stratum has {n} record(s) for {p} variables; sdcMicro stops "
-            "(covMcd: n <= p).")
+            f"microaggregation(method='rmd'): a stratum has {complete} complete record(s) for {p} variables; "
+            "sdcMicro stops (covMcd: n <= p).")
     with np.errstate(invalid="ignore"):
         const = np.nanmax(x, axis=0) == np.nanmin(x, axis=0)
     if const.any():
@@ -70,10 +66,13 @@ def _check_rmd(x: np.ndarray, aggr: int) -> None:
             "microaggregation(method='rmd'): a variable is constant within a stratum; sdcMicro stops.")
 
 
-def more_runner(method: str, aggr: int, measure: str, trim: float, random_state=None):
+def more_runner(method: str, aggr: int, measure: str, trim: float, random_state=None, missing_means: str = "sdcmicro"):
     """The per-stratum function ``x -> (values, groups)`` of ``method`` (``per_column`` False).
 
     ``random_state`` (rmd): an int is R's ``set.seed`` before the call; one R stream runs through the strata.
+    ``missing_means`` (rmd on missing values): ``"sdcmicro"``, a group's mean missing where one of its records
+    misses the variable; ``"present"``, the mean of the present values. The runner's ``dropped`` list gets the
+    count of present values a stratum's groups dropped, ``alone`` the records sdcMicro leaves as they are.
     """
     if measure == "trim" and (isinstance(trim, (bool, np.bool_)) or not isinstance(trim, numbers.Real)
                               or not np.isfinite(trim)):
@@ -100,7 +99,14 @@ def more_runner(method: str, aggr: int, measure: str, trim: float, random_state=
 
         def run(x):
             _check_rmd(x, aggr)
-            return rmd(x, aggr, random_state)
+            if not np.isnan(x).any():
+                return rmd(x, aggr, random_state)
+            vals, g, alone, dropped = rmd_na(x, aggr, random_state, na_rm=missing_means == "present")
+            run.dropped.append(dropped)
+            run.alone.append(alone.size)
+            return vals, g
+        run.dropped = []
+        run.alone = []
     else:  # pragma: no cover - validated by the caller
         raise ValueError(method)
     run.per_column = False
