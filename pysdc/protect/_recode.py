@@ -295,15 +295,24 @@ def _bracket(s: np.ndarray, n: int, k0: int, k1: int) -> tuple[int, int]:
             min(m, math.ceil(p1 * m + _SIGMAS * math.sqrt(m * p1 * (1 - p1)) + 4)))
 
 
+def _sorted_sample(x: np.ndarray, step: int) -> np.ndarray:
+    """Every ``step``-th value of ``x``, as float32 (sorts in half the time of float64), sorted; NaN last.
+
+    The sample only proposes bounds: a bound rounded to float32 (one beyond float32's range becomes +-inf)
+    is as good as any other, since the counts of the values at or below it prove it."""
+    with np.errstate(over="ignore"):
+        return np.sort(x[::step].astype(np.float32))
+
+
 def _band_select(band: np.ndarray, r: np.ndarray) -> np.ndarray:
     """``np.partition(band, r)[r]`` for the NaN-free ``band``; a large band is first narrowed by a sample of
     every 8th value (bounds proved by counts, as in :func:`_order_statistics`)."""
     size = band.size
     if size >= _NARROW_FROM:
-        s = np.sort(band[::8])
+        s = _sorted_sample(band, 8)
         pa, pb = _bracket(s, size, int(r[0]), int(r[-1]))
-        below = np.less_equal(band, s[pa]) if pa >= 0 else np.zeros(size, dtype=bool)
-        within = np.less_equal(band, s[pb]) if pb < s.size else np.ones(size, dtype=bool)
+        below = np.less_equal(band, float(s[pa])) if pa >= 0 else np.zeros(size, dtype=bool)
+        within = np.less_equal(band, float(s[pb])) if pb < s.size else np.ones(size, dtype=bool)
         c_a = int(np.count_nonzero(below))
         if c_a <= r[0] and r[-1] < int(np.count_nonzero(within)):
             within &= ~below
@@ -317,7 +326,7 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.nd
     ``np.partition(x, ks)[ks]``. ``x`` holds ``n_nan`` NaN, which are not ranked (the ranks count the other
     values; the caller need not copy the column without them).
 
-    For large ``x`` a systematic sample (every ``n // m``-th value, m about n / 64, sorted) gives for each run of
+    For large ``x`` a systematic sample (every ``n // m``-th value, m about n / 64, sorted as float32) gives for each run of
     adjacent ranks two bounds ``a < b`` some standard deviations of a sample rank outside them (bands that
     would overlap are merged). One comparison of ``x`` with each bound, in order, bins every value (the number of
     bounds below it: odd inside a band) and counts the values ``<= a`` and ``<= b``, which prove that the
@@ -343,7 +352,7 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.nd
         return out
     if len(groups) > _MAX_BANDS:
         return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
-    s = np.sort(x[::max(1, n // max(_SAMPLE[0], min(_SAMPLE[1], n // 64)))])
+    s = _sorted_sample(x, max(1, n // max(_SAMPLE[0], min(_SAMPLE[1], n // 64))))
     if n_nan:
         s = s[:s.size - int(np.count_nonzero(np.isnan(s)))]  # NaN sort last
     # the bands as [first sample position, last sample position, indexes into ks]; overlapping ones merged

@@ -4,7 +4,7 @@ The fast paths of pysdc/protect/_recode.py: interval codes counted by one compar
 lowest break (NaN and values below come out -1 without a mask, ``include_lowest`` in the same comparison, no
 pass for values above the breaks when the maximum is known); equalAmount's order statistics ranked around
 the NaN of the column (not copied out), the bands binned by one comparison per bound (overlapping bands
-merged) and each band narrowed by a second sample; the categorical dtype built once per label set. Each is
+merged) and each band narrowed by a second sample (samples sorted as float32); the categorical dtype built once per label set. Each is
 compared here with the general path the module keeps (binary search for more than ``_COMPARE_UP_TO``
 breaks, ``np.partition`` of all values below ``_BANDS_FROM``), forced by monkeypatching, and with the
 definitions written out in the test (R's ``cut``: ``b[i] < x <= b[i + 1]``; an order statistic: the value
@@ -203,8 +203,11 @@ def _columns():
     infs = x.copy()
     infs[rng.integers(0, n, 5000)] = np.inf
     infs[rng.integers(0, n, 5000)] = -np.inf
+    huge = x * 1e300  # beyond float32: the sample's bounds become +-inf
+    dense = 1.0 + rng.random(n) * 1e-9  # float32 cannot tell the values apart: equal bounds
     out = {}
-    for name, v in [("normal", x), ("ties", ties), ("sorted", sorted_), ("periodic", periodic), ("inf", infs)]:
+    for name, v in [("normal", x), ("ties", ties), ("sorted", sorted_), ("periodic", periodic), ("inf", infs),
+                    ("huge", huge), ("dense", dense)]:
         v = v.copy()
         v[rng.random(v.size) < 0.05] = np.nan
         out[name] = v
@@ -237,6 +240,7 @@ def test_order_statistics_with_nan_equal_the_sorted_definition(col, probs):
 def test_band_select_narrowing_equals_partition(size):
     rng = np.random.default_rng(size)
     for band in (rng.normal(size=size), np.sort(rng.normal(size=size)), rng.integers(0, 3, size) * 1.0,
+                 rng.normal(size=size) * 1e300, 1.0 + rng.random(size) * 1e-9,
                  np.tile([0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], size // 8 + 1)[:size]):
         for r in ([0, 1], [size // 3, size // 3 + 1], [size - 2, size - 1], [size // 2]):
             r = np.array(r)
