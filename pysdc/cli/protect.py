@@ -34,7 +34,8 @@ import pandas as pd
 
 from .._errors import InvalidParameterError
 from .._validation import Columns, Frame
-from ..io import atomic_output, check_output, read_header, write_table
+from .._paths import schema_path
+from ..io import atomic_output, check_output, read_header, refuse_overwriting_inputs, write_table
 from ..problem import SdcProblem, write_report
 from ..problem._steps import STEP_METHODS, bind_step
 from ._common import (
@@ -309,6 +310,9 @@ def run(args, out) -> int:
     inputs = [args.data, args.schema, args.recipe]
     check_output(args.output, inputs, extensions=OUTPUT_EXTENSIONS,
                  format_name="the protected data (.csv, .csv.gz, .parquet, .sav, .dta)")
+    if args.output.lower().endswith((".csv", ".csv.gz")):  # written with its sidecar: not an input's either
+        refuse_overwriting_inputs(schema_path(args.output), inputs,
+                                  what=f"--output {args.output!r} writes its schema sidecar, and")
     if args.report:
         check_output(args.report, [*inputs, args.output], what="--report", extensions=(".html", ".htm"),
                      format_name="the report as HTML")

@@ -84,9 +84,11 @@ class _Progress(io.RawIOBase):
 @contextlib.contextmanager
 def _csv_source(path: Path, show: bool):
     """What pandas reads: the path, or (``show``) a stream that reports its progress."""
-    if not show or _open_binary(path) is None:
+    probe = _open_binary(path) if show else None  # None: no progress, or a compression not sniffed
+    if probe is None:
         yield path, "infer"
         return
+    probe.close()
     raw = _Progress(open(path, "rb"), path.stat().st_size, path.name)
     name = path.name.lower()
     if name.endswith(".gz"):

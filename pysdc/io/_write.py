@@ -127,6 +127,9 @@ def refuse_overwriting_inputs(output, inputs, *, what: str = "--output") -> None
                 refuse(f"is the input file {f!r}" + (" (the same file through a link)" if linked else ""))
             if _inside(fa, out) or _inside(fr, out_real):
                 refuse(f"is a directory holding the input file {f!r}, which writing it would replace")
+        side = None if _is_pattern(spec) or os.path.isdir(spec) else _sidecar(spec)
+        if side is not None and os.path.realpath(side) == out_real:  # an existing one is refused above
+            refuse(f"is the schema sidecar of the input file {spec!r}: it would be read as its column types")
 
 
 def check_output(output, inputs=(), *, what: str = "--output", extensions=None, format_name: str = "",

@@ -1,0 +1,73 @@
+"""The command line on an office's files: outputs never change an input, sidecars included (found by trying
+real, messy variants of the EU-SILC input)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pandas as pd
+
+from pysdc.cli import main
+from pysdc.io import read_table, write_table
+
+FRAME = pd.DataFrame({"region": pd.Categorical(["a", "a", "b", "b", "b", "c"]),
+                      "sex": pd.Categorical(["m", "f", "m", "f", "m", "f"]),
+                      "income": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_protect_output_beside_a_typed_input_keeps_its_sidecar(tmp_path, capsys):
+    # typed.csv + typed.schema.json; --output typed.csv.gz writes its sidecar typed.schema.json too:
+    # that overwrote the input's schema (the input's categories and types), now refused before any work
+    data = write_table(FRAME, tmp_path / "typed.csv")
+    side = tmp_path / "typed.schema.json"
+    before = digest(side)
+    recipe = tmp_path / "steps.json"
+    recipe.write_text(json.dumps({"steps": [{"method": "localSuppression", "k": 2}]}))
+    code, _, err = run(capsys, "protect", data, "--keys", "region,sex", "--recipe", recipe,
+                       "--output", tmp_path / "typed.csv.gz")
+    assert code == 2
+    assert "typed.schema.json" in err and "never writes over its inputs" in err
+    assert digest(side) == before
+    assert not (tmp_path / "typed.csv.gz").exists()
+
+
+def test_protect_output_does_not_give_an_untyped_input_a_sidecar(tmp_path, capsys):
+    # plain.csv has no sidecar: plain.csv.gz's sidecar plain.schema.json would become plain.csv's types
+    data = tmp_path / "plain.csv"
+    data.write_text("region,sex,income\na,m,1\na,f,2\nb,m,3\nb,f,4\nb,m,5\nc,f,6\n")
+    recipe = tmp_path / "steps.json"
+    recipe.write_text(json.dumps({"steps": [{"method": "localSuppression", "k": 2}]}))
+    code, _, err = run(capsys, "protect", data, "--keys", "region,sex", "--recipe", recipe,
+                       "--output", tmp_path / "plain.csv.gz")
+    assert code == 2 and "plain.schema.json" in err
+    assert not (tmp_path / "plain.schema.json").exists()
+    # elsewhere it is written, with its sidecar
+    code, _, err = run(capsys, "protect", data, "--keys", "region,sex", "--recipe", recipe,
+                       "--output", tmp_path / "protected.csv")
+    assert code == 0, err
+    assert (tmp_path / "protected.schema.json").exists()
+    assert len(read_table(tmp_path / "protected.csv")) == 6
+
+
+def test_risk_output_at_the_inputs_future_sidecar_is_refused(tmp_path, capsys):
+    # pysdc risk in.csv --output in.schema.json wrote the risk JSON where in.csv's types are read from:
+    # every later read of in.csv failed ("schema file 'in.schema.json' must be a JSON object with a
+    # 'columns' list")
+    data = tmp_path / "in.csv"
+    data.write_text("region,sex\na,m\na,f\nb,m\nb,f\n")
+    code, _, err = run(capsys, "risk", data, "--keys", "region,sex", "--no-suda", "--quiet",
+                       "--output", tmp_path / "in.schema.json")
+    assert code == 2 and "schema sidecar" in err
+    assert not (tmp_path / "in.schema.json").exists()
+    assert len(read_table(data)) == 4
