@@ -164,6 +164,7 @@ def rmd_groups_na(z: np.ndarray, aggr: int, rdist: np.ndarray) -> np.ndarray:
         groups[near] = gid
     gid = n // aggr - 1
     d0 = _r_dist_to(z, 0)
+    d0[0] = 0.0  # sdcMicro sets the diagonal to 0 (a first record missing every variable included)
     last = np.flatnonzero((groups < 0) & ~np.isnan(d0))
     if last.size == 1:
         raise InvalidParameterError(

@@ -148,6 +148,55 @@ def test_native_is_sdcmicros_rmd_on_fresh_incomplete_data(seed, bridge):
     np.testing.assert_array_equal(n.mx.to_numpy(), r.mx.to_numpy())
 
 
+def _sparse(seed: int) -> pd.DataFrame:
+    # 30% missing; the first record has only its first variable: records sharing none with it stay as they are
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(12, 40))
+    p = 2 + seed % 2
+    x = np.round(rng.normal(size=(n, p)) * 10, 1)
+    x[rng.random(x.shape) < 0.3] = np.nan
+    x[0, 1:] = np.nan
+    x[0, 0] = 1.0
+    return pd.DataFrame(x, columns=[f"c{j}" for j in range(p)])
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("seed", [0, 4, 8, 12])
+def test_records_sharing_no_variable_with_the_first_are_left_as_sdcmicro_leaves_them(seed, bridge):
+    df = _sparse(seed)
+    r = bridge.microaggregation(df, aggr=3, method="rmd", random_state=seed)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        n = microaggregation(df, aggr=3, method="rmd", random_state=seed)
+    np.testing.assert_array_equal(n.mx.to_numpy(), r.mx.to_numpy())
+    if seed == 0:
+        assert any("share no variable" in str(m.message) for m in w)
+
+
+def _first_record_empty() -> pd.DataFrame:
+    # the first record misses every variable: the last group is the records left with a distance to it, i.e.
+    # itself only (the diagonal is 0), and sdcMicro stops in colMeans
+    rng = np.random.default_rng(1059)
+    n = int(rng.integers(12, 40))
+    x = np.round(rng.normal(size=(n, 3)) * 10, 1)
+    x[rng.random(x.shape) < 0.3] = np.nan
+    x[0] = np.nan
+    return pd.DataFrame(x, columns=["c0", "c1", "c2"])
+
+
+def test_a_last_group_of_one_record_stops():
+    with pytest.raises(InvalidParameterError, match="one record is left"):
+        microaggregation(_first_record_empty(), aggr=3, method="rmd", random_state=59)
+
+
+@pytest.mark.live
+def test_sdcmicro_stops_on_a_last_group_of_one_record(bridge):
+    from pysdc._errors import RCallError
+
+    with pytest.raises(RCallError, match="at least two dimensions"):
+        bridge.microaggregation(_first_record_empty(), aggr=3, method="rmd", random_state=59)
+
+
 @pytest.mark.live
 def test_sdcmicro_stops_where_no_complete_record_is_left(bridge):
     from pysdc._errors import RCallError
