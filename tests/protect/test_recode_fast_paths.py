@@ -15,13 +15,14 @@ through sdcMicro 5.8.0 (pysdc.r).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from pysdc._errors import CoercionWarning, InvalidParameterError
-from pysdc.protect import _recode
-from pysdc.protect import global_recode
+from pysdc.protect import _recode, global_recode
 
 from _methods import bridge_fixture
 
@@ -121,7 +122,6 @@ CALLS = [
 
 
 def _run(df, kw):
-    import warnings
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         try:
