@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
+import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 
 @functools.cache
@@ -46,3 +50,35 @@ def chromium_path() -> str | None:
         if exe:
             return exe
     return None
+
+
+# ------------------------------------------------ bridge calls in a child Python (R may die there, not here)
+_ROOT = Path(__file__).resolve().parents[1]
+
+#: the tail of a child script: runs each of ``calls`` (name -> function), records "returned" or the
+#: InvalidParameterError's message, collects R's garbage between calls, then checks R still answers
+CHILD_CALL_LOOP = r"""
+out = {}
+for name, f in calls.items():
+    try:
+        f()
+        out[name] = "returned"
+    except pysdc.InvalidParameterError as e:
+        out[name] = str(e)
+    R.call("gc", package="base")
+out["after"] = float(R.call("sum", [1.5, 2.5], package="base"))
+print(json.dumps(out))
+"""
+
+
+def run_child(code: str, timeout: float = 900):
+    """Run ``code`` in a child Python with the checkout first on its path (R's crash kills only the child)."""
+    env = dict(os.environ, PYTHONPATH=str(_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=_ROOT,
+                          timeout=timeout)
+
+
+def child_json(res) -> dict:
+    """The JSON on the last line of a child's output; fails with its stderr when the child died."""
+    assert res.returncode == 0, f"the child died (exit {res.returncode}): {res.stderr[-2000:]}"
+    return json.loads(res.stdout.strip().splitlines()[-1])

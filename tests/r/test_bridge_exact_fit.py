@@ -9,11 +9,7 @@ behaviour: sdcMicro's own error. Every R call runs in a child process: a regress
 """
 
 import json
-import os
-import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,7 +20,7 @@ from pysdc.core.distance import r_scale
 from pysdc.core.mcd import ExactFitOverrun, cov_mcd, r_covmcd_overrun
 from pysdc.parity._fuzz_data import make_dataset
 
-ROOT = Path(__file__).resolve().parents[2]
+from _live import CHILD_CALL_LOOP, run_child
 
 
 def _near_collinear() -> pd.DataFrame:
@@ -44,12 +40,6 @@ def _r_resolved() -> dict:
         "more than half identical": ident,
         "exact plane of three": pd.DataFrame({"v1": v1, "v2": v2, "v3": 3 * v1 - 2 * v2}),
     }
-
-
-def _child(code: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=600)
 
 
 # ---------------------------------------------------------------- the check (no R)
@@ -105,22 +95,12 @@ calls = {
     "add_noise outdect": lambda: R.add_noise(x, method="outdect", random_state=3),
     "SdcObj.add_noise outdect": lambda: obj.add_noise(method="outdect", seed=5),
 }
-out = {}
-for name, f in calls.items():
-    try:
-        f()
-        out[name] = "returned"
-    except pysdc.InvalidParameterError as e:
-        out[name] = str(e)
-    R.call("gc", package="base")
-out["after"] = float(R.call("sum", [1.5, 2.5], package="base"))
-print(json.dumps(out))
-"""
+""" + CHILD_CALL_LOOP
 
 
 @pytest.mark.live
 def test_bridge_refuses_before_r_and_r_lives_on():
-    res = _child(_REFUSED)
+    res = run_child(_REFUSED)
     assert res.returncode == 0, f"the child died (exit {res.returncode}): {res.stderr[-2000:]}"
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert out.pop("after") == 4.0
@@ -156,7 +136,7 @@ def test_exact_fits_that_r_resolves_keep_r_behaviour(tmp_path):
     for i, (name, x) in enumerate(_r_resolved().items()):
         inputs[name] = str(tmp_path / f"x{i}.csv")
         x.to_csv(inputs[name], index=False, float_format="%.17g")  # read back to the bit
-    res = _child(f"INPUTS = {inputs!r}\n" + _RESOLVED)
+    res = run_child(f"INPUTS = {inputs!r}\n" + _RESOLVED)
     assert res.returncode == 0, f"the child died (exit {res.returncode}): {res.stderr[-2000:]}"
     out = json.loads(res.stdout.strip().splitlines()[-1])
     assert out.pop("after") == 4.0

@@ -10,12 +10,7 @@ all the same, with each stratum's standardised matrix. ``mcdpca`` and ``clustmcd
 not robustbase's covMcd: not checked. Every R call runs in a child process: a regression would abort it.
 """
 
-import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,19 +19,7 @@ import pytest
 from pysdc.core.mcd import ExactFitOverrun
 from pysdc.core.rrandom import RRandom
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _child(code: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=900)
-
-
-def _last_json(res: subprocess.CompletedProcess) -> dict:
-    assert res.returncode == 0, f"the child died (exit {res.returncode}): {res.stderr[-2000:]}"
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
+from _live import CHILD_CALL_LOOP, child_json, run_child
 
 _DATA = r"""
 import json, warnings
@@ -58,22 +41,12 @@ calls = {f"shuffle {m} seed {s}": (lambda m=m, s=s: R.shuffle(d, "v1 + v2 ~ s", 
          for m in ("ds", "mvn", "ds_cov") for s in (1, 2)}
 calls["shuffle unseeded"] = lambda: R.shuffle(d, "v1 + v2 ~ s", covmethod="mcd")
 calls["SdcObj.apply shuffle"] = lambda: obj.apply("shuffle", form=form, covmethod="mcd", seed=5)
-out = {}
-for name, f in calls.items():
-    try:
-        f()
-        out[name] = "returned"
-    except pysdc.InvalidParameterError as e:
-        out[name] = str(e)
-    R.call("gc", package="base")
-out["after"] = float(R.call("sum", [1.5, 2.5], package="base"))
-print(json.dumps(out))
-"""
+""" + CHILD_CALL_LOOP
 
 
 @pytest.mark.live
 def test_shuffle_mcd_on_an_exact_fit_is_refused_before_r_and_r_lives_on():
-    out = _last_json(_child(_SHUFFLE_REFUSED))
+    out = child_json(run_child(_SHUFFLE_REFUSED))
     assert out.pop("after") == 4.0
     for name, msg in out.items():
         assert "pysdc.r.shuffle" in msg and "exact fit" in msg, (name, msg)
@@ -120,7 +93,7 @@ print(json.dumps(out))
 
 @pytest.mark.live
 def test_normal_calls_are_checked_and_give_sdcmicros_numbers_unchanged():
-    out = _last_json(_child(_UNCHANGED))
+    out = child_json(run_child(_UNCHANGED))
     asked = out.pop("asked")
     assert asked.count("pysdc.r.shuffle") == 2  # the first covMcd of each shuffle, on R's stream
     assert asked.count("pysdc.r.microaggregation") == 1 + 3  # the whole data, then each of the 3 strata
@@ -172,7 +145,7 @@ def _standardised(x: np.ndarray) -> np.ndarray:
 
 @pytest.mark.live
 def test_rmd_asks_the_check_with_each_standardised_stratum_on_rs_stream():
-    out = _last_json(_child(_RMD_ASKED))
+    out = child_json(run_child(_RMD_ASKED))
     assert out["after"] == 4.0
     assert out["result"] == "refused by the check"  # the second stratum's answer stops the call
     assert out["sdcobj"] == "refused by the check"
