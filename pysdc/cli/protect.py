@@ -33,8 +33,8 @@ from pathlib import Path
 import pandas as pd
 
 from .._errors import InvalidParameterError
-from .._validation import Columns, Frame
 from .._paths import schema_path
+from .._validation import Columns, Frame
 from ..io import atomic_output, check_output, read_header, refuse_overwriting_inputs, write_table
 from ..problem import SdcProblem, write_report
 from ..problem._steps import STEP_METHODS, bind_step

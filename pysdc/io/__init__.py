@@ -91,8 +91,9 @@ and Stata (``.dta``) files too, their value labels read as categoricals the way
 A record with more fields than the header, and text with a NUL character, are refused with
 :class:`~pysdc.InvalidParameterError` naming the line (R's ``read.csv`` would shift such fields into
 other columns or rows, and ends a field at a NUL, losing the rest of the line); a record with fewer
-fields is filled with missing values, as in R (``fill = TRUE``). A schema's ``dtype`` must be one
-its ``r_class`` allows and must hold every value (``"int8"`` does not hold 651: refused, naming the
+fields is filled with missing values, as in R (``fill = TRUE``). A header naming a column more than once
+is read as R's ``read.csv`` names it (the later ones ``name.1``, ``name.2``), with a warning. A
+schema's ``dtype`` must be one its ``r_class`` allows and must hold every value (``"int8"`` does not hold 651: refused, naming the
 value and its row), never a silent conversion.
 
 Any CSV may use another dialect: the separator (comma, semicolon or tab) and,

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._errors import InvalidParameterError
+from .._errors import InvalidParameterError, PysdcWarning
 from .._names import did_you_mean
 from .._paths import _PARQUET, schema_path
 from .._progress import _CURRENT
@@ -253,6 +253,21 @@ def _read_text(path: Path, na_values, nrows=None, usecols=None, dialect=(",", ".
                        nrows=nrows, usecols=usecols)
 
 
+def _warn_repeated_names(path: Path, dialect: tuple) -> None:
+    """A header naming a column more than once: the later ones are read as ``name.1``, ``name.2`` (the
+    names R's read.csv gives them), so a flag naming ``name`` takes the first; said, not silent."""
+    first = _pandas_call(path, dialect, False, header=None, nrows=1, dtype=object, keep_default_na=False,
+                         na_values=[])
+    names = pd.Series([str(v) for v in first.iloc[0]] if len(first) else [], dtype=object)
+    repeated = list(dict.fromkeys(names[names.duplicated()]))
+    if repeated:
+        warnings.warn(
+            f"the header of {path.name} names {', '.join(map(repr, repeated[:10]))} more than once; the later "
+            f"columns are read as {repeated[0] + '.1'!r} and so on (as R's read.csv names them), and "
+            f"{repeated[0]!r} is the first of them: check that each name you give is the column you mean.",
+            PysdcWarning, stacklevel=3)
+
+
 def read_header(path, *, sep=None, encoding=None) -> list[str]:
     """The column names of a table file (a CSV's header row), without reading the records."""
     path = Path(path)
@@ -442,6 +457,7 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
             )
         usecols = [c for c in header if c in set(usecols)]
     if schema is None:
+        _warn_repeated_names(path, dialect)
         raw = _read_text(path, na_values, usecols=usecols, dialect=dialect, show=show)
         names = [str(c) for c in raw.columns]
         cols = {n: (_convert(raw.iloc[:, i].to_numpy(dtype=object), {"r_class": "character"}, "")

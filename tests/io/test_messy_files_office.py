@@ -6,10 +6,9 @@ from __future__ import annotations
 import gc
 import warnings
 
-import pandas as pd
 import pytest
 
-from pysdc import InvalidParameterError
+from pysdc import InvalidParameterError, PysdcWarning
 from pysdc.io import read_table, refuse_overwriting_inputs
 
 
@@ -45,3 +44,16 @@ def test_progress_reading_leaves_no_file_open(tmp_path):
         gc.collect()
     assert df.shape == (2, 2)
     assert [str(w.message) for w in seen if issubclass(w.category, ResourceWarning)] == []
+
+
+def test_a_header_naming_a_column_twice_is_said(tmp_path):
+    # an office file with 'rb090' twice: as R's read.csv, the second becomes 'rb090.1', and --keys rb090
+    # takes the first; pysdc.SdcProblem refuses a frame with duplicated names, the reader said nothing
+    data = _csv(tmp_path / "dup.csv", "id,rb090,age,rb090\n1,3,34,female\n2,3,39,male\n")
+    with pytest.warns(PysdcWarning, match=r"'rb090'.*more than once.*'rb090\.1'"):
+        df = read_table(data)
+    assert list(df.columns) == ["id", "rb090", "age", "rb090.1"]  # R's read.csv: id, rb090, age, rb090.1
+    assert df["rb090.1"].tolist() == ["female", "male"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PysdcWarning)
+        read_table(_csv(tmp_path / "ok.csv", "id,rb090,age,rb090.1\n1,3,34,female\n"))  # genuine names: silent
