@@ -14,7 +14,8 @@ exact single-precision distances and sdcMicro's tie rules decide:
   decides. The centroid (a record-order double sum in sdcMicro) is bracketed: the long-double running sum
   is within ``m * 2^-53 * sum|x|`` of it; only if two different records may then both be the farthest is
   the record-order sum computed;
-* the farthest record from a record q: the leaves of a k-d tree and groups of leaves, each with a ball
+* the farthest record from a record q: the leaves of a k-d tree, sub-groups of up to ``_SUB`` neighbouring
+  leaves and groups of sub-groups, each with a ball
   (in z) around its records, which bounds the single-precision distance of its records from above
   (``(|cen - z_q| + rad)^2 * (1 + eta)``, the rounding of every step bounded), pruned against the
   distance of a record already found (the records of the group of leaves with the largest bound, of a few
@@ -128,7 +129,7 @@ class _Cells:
         tree = cKDTree(self.z[ids], leafsize=self.leaf, balanced_tree=False)
         self.tree, self.tids, self.m = tree, ids, m
         perm = ids[tree.indices]
-        big = int(max(8 * self.leaf, 0.7 * np.sqrt(m)))  # records per group of leaves (~25 leaves at 1e6)
+        big = int(max(8 * self.leaf, 0.7 * np.sqrt(m)))  # records per group of leaves (~45 leaves at 1e6)
         starts, sc_of = [], []
         nsc = 0
         stack = [(tree.tree, -1)]
@@ -176,7 +177,22 @@ class _Cells:
         rstart = start[first]
         self.balls2 = self._balls(zs, rstart, np.diff(np.r_[rstart, m]), 0)
         self.live2 = np.add.reduceat(lens, first)
-        self.cmax = float(np.sqrt(max(self.balls[:, -3].max(), self.balls2[:, -3].max())))  # the largest |cen|
+        # sub-groups: runs of up to _SUB consecutive leaves of a group (in tree order: neighbours), a level
+        # of balls between the groups and the leaves; one more, all padding, never open
+        posg = np.arange(nleaf) - np.repeat(first, np.diff(np.r_[first, nleaf]))
+        sub_new = posg % _SUB == 0
+        self.sb_of = np.cumsum(sub_new) - 1
+        first3 = np.flatnonzero(sub_new)
+        nsub = first3.size
+        lo3 = _padded(first3, np.r_[first3[1:], nleaf], nleaf)
+        self.leaves_of3 = np.vstack([lo3, np.full((1, lo3.shape[1]), nleaf)])
+        rs3 = start[first3]
+        self.balls3 = self._balls(zs, rs3, np.diff(np.r_[rs3, m]), 1)
+        self.live3 = np.r_[np.add.reduceat(lens, first3), 0]
+        fs = self.sb_of[first]
+        self.subs_of = _padded(fs, np.r_[fs[1:], nsub], nsub)
+        self.cmax = float(np.sqrt(max(self.balls[:, -3].max(), self.balls2[:, -3].max(),
+                                      self.balls3[:, -3].max())))  # the largest |cen|
 
     def _balls(self, zs, starts, lens, pad):
         """A ball (in z) around the records of each range: a table of rows (-2 centre, |centre|^2, radius,
@@ -196,6 +212,10 @@ class _Cells:
             live[lf] -= 1
             if not live[lf]:
                 self.balls[lf, -1] = 0.0
+            sb = self.sb_of[lf]
+            self.live3[sb] -= 1
+            if not self.live3[sb]:
+                self.balls3[sb, -1] = 0.0
             sc = sc_of[lf]
             live2[sc] -= 1
             if not live2[sc]:
@@ -245,10 +265,13 @@ class _Cells:
             lb = max(float(_d32(self.x.take(hint, axis=0), q, self.w).max()), lb)
         if not lb >= 0:
             lb = 0.0
-        leaves = self.leaves_of.compress(ub2 >= lb, axis=0).ravel()
+        subs = self.subs_of.compress(ub2 >= lb, axis=0).ravel()
+        ub3 = self._ub(self.balls3.take(subs, axis=0), qz, q2, err)
+        leaves = self.leaves_of3.take(subs.compress(ub3 >= lb), axis=0).ravel()
         ub = self._ub(self.balls.take(leaves, axis=0), qz, q2, err)
-        if leaves.size > 8:  # a better lb: the records of the leaves with the largest bounds among these
-            d = self._dblk(leaves.take(np.argpartition(-ub, 3)[:4]), q)
+        if leaves.size > 8:  # a better lb: the records of the leaf with the largest bound among these
+            j = int(np.argmax(ub))
+            d = self._dblk(leaves[j:j + 1], q)
             lb = max(lb, float(np.fmax.reduce(d, axis=None)))
         leaves = leaves.compress(ub >= lb)
         d = self._dblk(leaves, q).ravel()
@@ -352,11 +375,12 @@ class _Shell:
             self.ids = None
 
 
-#: records per leaf of the k-d tree of :func:`mdav_fast`; at most _WIDTH records per leaf and _GROUP
-#: leaves per group of leaves in its tables
-_LEAF = 32
-_WIDTH = 32
+#: records per leaf of the k-d tree of :func:`mdav_fast`; at most _WIDTH records per leaf, _GROUP leaves
+#: per group of leaves and _SUB leaves per sub-group in its tables
+_LEAF = 16
+_WIDTH = 16
 _GROUP = 128
+_SUB = 8
 
 
 def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

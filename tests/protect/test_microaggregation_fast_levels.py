@@ -1,6 +1,7 @@
 """The farthest-record query of MDAV's fast path (pysdc.core.microagg_fast) on its block tables.
 
-mdav_fast evaluates the records of the k-d tree's leaves from a table (leaf x variable x slot, NaN where no
+mdav_fast bounds the distances by balls around groups of leaves, sub-groups of neighbouring leaves and
+leaves of a k-d tree, evaluates the records of the leaves from a table (leaf x variable x slot, NaN where no
 remaining record is) and starts its bound from a hint (the records at the head of the list of records far
 from the centroid). Each piece is checked against a scan of every remaining record (sdcMicro's
 single-precision distance, the first record in record order among equal distances), and the whole against
@@ -61,6 +62,15 @@ def test_block_table_holds_exactly_the_remaining_records(kind):
             held = np.sort(slots[filled])
             assert np.array_equal(held, np.flatnonzero(cells.alive[:x.shape[0]]))
             assert np.array_equal(cells.xp.transpose(0, 2, 1)[filled], x[slots[filled]])
+            # the three levels of balls count the remaining records of their leaves, and a level is open
+            # exactly while one remains (sub-groups of up to _SUB leaves between groups and leaves)
+            per_leaf = filled.sum(axis=1)
+            assert np.array_equal(cells.live, per_leaf)
+            per_sub = np.r_[np.add.reduceat(per_leaf[:-1], np.flatnonzero(np.r_[True, np.diff(cells.sb_of) != 0])), 0]
+            assert np.array_equal(cells.live3, per_sub)
+            assert np.array_equal(cells.balls3[:, -1] > 0, per_sub > 0)
+            assert np.array_equal(cells.balls[:, -1] > 0, per_leaf > 0)
+            assert (np.diff(cells.leaves_of3, axis=1)[cells.leaves_of3[:, 1:] < cells.live.size - 1] == 1).all()
     assert cells.m < x.shape[0]  # the rebuild happened
 
 
