@@ -198,14 +198,14 @@ def check_columns(flag: str, names, header, label: str) -> None:
 DECIMAL_HINTS: dict[str, str] = {}
 
 _DECIMAL_COMMA = r"^\s*[-+]?(?:\d+|\d{1,3}(?:\.\d{3})+),\d+\s*$"
+_GROUPED_COMMA = r"^\s*[-+]?\d{1,3}(?:\.\d{3})+,\d+\s*$"
 
 
 def decimal_comma_hints(df: pd.DataFrame, label: str, ws: Warnings) -> None:
     """Warn about text columns whose values look like numbers with a decimal comma ("504,56") while the
     decimal mark in use is '.': suggest ``--decimal ,`` (with ``--sep ';'`` for a comma-separated file)."""
     dialect = DIALECT_DEFAULTS.get() or {}
-    if dialect.get("decimal") == ",":
-        return
+    comma = dialect.get("decimal") == ","
     for col in df.columns:
         s = df[col]
         if isinstance(s.dtype, pd.CategoricalDtype):
@@ -219,6 +219,17 @@ def decimal_comma_hints(df: pd.DataFrame, label: str, ws: Warnings) -> None:
             continue
         looks = values.str.match(_DECIMAL_COMMA)
         if looks.mean() < 0.9:
+            continue
+        grouped = values[looks][values[looks].str.match(_GROUPED_COMMA)]
+        if not grouped.empty:  # '9.756,25': no decimal mark reads it (nor does R's read.csv2)
+            hint = (f"column {col!r} of {label} looks like numbers with '.' grouping the thousands and a decimal "
+                    f"comma (e.g. {grouped.iloc[0]!r}), so it is read as text: pysdc, like R's read.csv2, reads no "
+                    f"thousands separators{'' if comma else ', and --decimal , alone does not change that'}; write "
+                    "the numbers without them (e.g. export the column unformatted).")
+            DECIMAL_HINTS[str(col)] = hint
+            ws.run(f"reading {label}", warnings.warn, hint, PysdcWarning)
+            continue
+        if comma:
             continue
         example = values[looks].iloc[0]
         fix = ("--decimal ','" if dialect.get("sep") not in (None, ",")

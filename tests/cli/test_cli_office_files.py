@@ -71,3 +71,17 @@ def test_risk_output_at_the_inputs_future_sidecar_is_refused(tmp_path, capsys):
     assert code == 2 and "schema sidecar" in err
     assert not (tmp_path / "in.schema.json").exists()
     assert len(read_table(data)) == 4
+
+
+def test_thousands_separators_get_a_hint_that_works(tmp_path, capsys):
+    # '9.756,25' (EU-SILC's py010n as an office's spreadsheet exports it) is text for pysdc as for R's
+    # read.csv2; the hint said "give --decimal ','", which leaves it text, and then said nothing
+    text = "id;py010n;hy040n\n1;9.756,25;4.273,90\n2;12.471,60;0,00\n3;512,00;1.000,50\n"
+    for name in ("orig.csv", "masked.csv"):
+        (tmp_path / name).write_text(text)
+    for dialect in ([], ["--sep", ";", "--decimal", ","]):
+        code, _, err = run(capsys, "utility", tmp_path / "orig.csv", tmp_path / "masked.csv",
+                           "--numeric", "py010n,hy040n", *dialect)
+        assert code == 2
+        assert "thousands" in err and "'9.756,25'" in err, (dialect, err)
+        assert "give --decimal" not in err and "give --sep" not in err
