@@ -30,6 +30,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
@@ -266,8 +267,36 @@ def read_recipe(path: str) -> Recipe:
 # writing the protected file
 
 
-def write_protected(df: pd.DataFrame, path: str) -> None:
-    """``df`` to ``path`` by its extension, complete or not at all (a temporary file beside it, then renamed)."""
+def codebook(path: str) -> tuple[dict, dict]:
+    """An SPSS or Stata file's value labels ``{column: {label: value}}`` and SPSS's user-missing ranges
+    (empty for other files): the codes a protected SPSS file keeps."""
+    name = path.lower()
+    if not name.endswith((".sav", ".zsav", ".dta")):
+        return {}, {}
+    import pyreadstat
+
+    reader = pyreadstat.read_dta if name.endswith(".dta") else pyreadstat.read_sav
+    _, meta = reader(path, metadataonly=True, **({} if name.endswith(".dta") else {"user_missing": True}))
+    books = {}
+    for col, value_labels in (meta.variable_value_labels or {}).items():
+        by_label = {str(label): value for value, label in value_labels.items()}
+        if len(by_label) == len(value_labels):  # a label given to two values: no one code for it
+            books[col] = by_label
+    return books, dict(getattr(meta, "missing_ranges", None) or {})
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return float("nan")
+
+
+def write_protected(df: pd.DataFrame, path: str, codes: tuple[dict, dict] = ({}, {})) -> None:
+    """``df`` to ``path`` by its extension, complete or not at all (a temporary file beside it, then renamed).
+
+    A ``.sav`` keeps the input's codes (``codes``, from :func:`codebook`) for a categorical whose every
+    level is a label of the input, and its user-missing ranges; other categoricals are coded 1..k."""
     name = path.lower()
     if name.endswith((".csv", ".csv.gz")):
         write_table(df, path)  # with its schema sidecar: the categories and types kept
@@ -280,14 +309,23 @@ def write_protected(df: pd.DataFrame, path: str) -> None:
         elif name.endswith(".sav"):
             import pyreadstat
 
-            labels, frame = {}, df.copy()
+            books, missing = codes
+            labels, frame, kept = {}, df.copy(), {}
             for c in df.columns:
                 if isinstance(df[c].dtype, pd.CategoricalDtype):
-                    cats = list(df[c].cat.categories)
-                    codes = df[c].cat.codes.astype("float64").where(df[c].cat.codes >= 0)
-                    frame[c] = codes + 1
-                    labels[c] = {float(i + 1): str(v) for i, v in enumerate(cats)}
-            pyreadstat.write_sav(frame, str(tmp), variable_value_labels=labels)
+                    cats = [str(v) for v in df[c].cat.categories]
+                    book = books.get(str(c), {})
+                    # a level is a label of the input, or an unlabelled value shown as its number (haven's as_factor)
+                    values = [float(book[v]) if v in book else _number(v) for v in cats] if book else []
+                    coded = bool(book) and bool(cats) and not np.isnan(values).any() and len(set(values)) == len(cats)
+                    if not coded:
+                        values = [float(i + 1) for i in range(len(cats))]
+                    pos = df[c].cat.codes.to_numpy()
+                    frame[c] = np.where(pos >= 0, np.asarray(values + [np.nan])[pos], np.nan)
+                    labels[c] = dict(zip(values, cats))
+                    if coded and str(c) in missing:
+                        kept[c] = missing[str(c)]
+            pyreadstat.write_sav(frame, str(tmp), variable_value_labels=labels, missing_ranges=kept or None)
         else:  # pragma: no cover - checked before any work
             raise InvalidParameterError(f"--output {path!r}: unknown format.")
 
@@ -355,7 +393,8 @@ def run(args, out) -> int:
             raise InvalidParameterError(f"recipe: step {i} ({name}): {exc}") from None
     before = ws.run("risk (original)", problem.risk, data="original", suda=False).to_dict(top=0)
     after = ws.run("risk (protected)", problem.risk, suda=False).to_dict(top=0)
-    write_protected(problem.manip_data, args.output)
+    write_protected(problem.manip_data, args.output,
+                    codebook(args.data) if args.output.lower().endswith(".sav") else ({}, {}))
     if args.report:
         ws.run("report", write_report, problem, None, args.report, plots=not args.no_plots,
                source={"original": args.data, "masked": args.output})

@@ -85,3 +85,31 @@ def test_thousands_separators_get_a_hint_that_works(tmp_path, capsys):
         assert code == 2
         assert "thousands" in err and "'9.756,25'" in err, (dialect, err)
         assert "give --decimal" not in err and "give --sep" not in err
+
+
+def test_protect_spss_to_spss_keeps_the_codes_of_the_codebook(tmp_path, capsys):
+    # an office's .sav: pb220a coded 1 = AT, 2 = EU, 3 = Other, -9 = 'no answer' (user-missing); the
+    # protected .sav renumbered the labels 1..k in level order (1 = 'no answer', 2 = AT, ...): every
+    # syntax and table built on the codebook then read other countries
+    pyreadstat = __import__("pytest").importorskip("pyreadstat")
+    frame = pd.DataFrame({"region": [1.0, 1, 2, 2, 2, 4, 4, 1],  # 4: a value without a label
+                          "pb220a": [1.0, 3, -9, 1, 1, 2, 2, 3],
+                          "income": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    labels = {"region": {1.0: "North", 2.0: "South", 3.0: "East"},
+              "pb220a": {1.0: "AT", 2.0: "EU", 3.0: "Other", -9.0: "no answer"}}
+    data = tmp_path / "office.sav"
+    pyreadstat.write_sav(frame, str(data), variable_value_labels=labels, missing_ranges={"pb220a": [-9.0]})
+    recipe = tmp_path / "steps.json"
+    recipe.write_text(json.dumps({"steps": [{"method": "localSuppression", "k": 2}]}))
+    out = tmp_path / "protected.sav"
+    code, _, err = run(capsys, "protect", data, "--keys", "region,pb220a", "--recipe", recipe, "--output", out)
+    assert code == 0, err
+    got, meta = pyreadstat.read_sav(str(out), user_missing=True)
+    assert meta.variable_value_labels["pb220a"] == labels["pb220a"]
+    assert meta.variable_value_labels["region"] == {**labels["region"], 4.0: "4"}  # read as level '4'
+    assert got["region"].dropna().isin([1.0, 2.0, 3.0, 4.0]).all()
+    kept = got["pb220a"].notna() & (got["pb220a"] != -9)
+    assert kept.any()
+    assert (got.loc[kept, "pb220a"] == frame.loc[kept, "pb220a"]).all()  # AT is still 1, EU 2, Other 3
+    assert (got["region"].dropna() == frame.loc[got["region"].notna(), "region"]).all()
+    assert -9.0 in [v for r in meta.missing_ranges.get("pb220a", []) for v in (r["lo"], r["hi"])]
