@@ -292,11 +292,36 @@ def _number(text: str) -> float:
         return float("nan")
 
 
+def _coded(df: pd.DataFrame, codes: tuple[dict, dict], start: int) -> tuple[pd.DataFrame, dict, dict, bool]:
+    """The categoricals of ``df`` as numbers with value labels: the input's codes (``codes``, from
+    :func:`codebook`) where every level is one of its labels or unlabelled values (haven's as_factor shows
+    those as their number), else ``start``, ``start + 1``, ... in level order. Also the user-missing ranges
+    kept and whether any column kept its codes."""
+    books, missing = codes
+    labels, frame, kept, any_coded = {}, df.copy(), {}, False
+    for c in df.columns:
+        if isinstance(df[c].dtype, pd.CategoricalDtype):
+            cats = [str(v) for v in df[c].cat.categories]
+            book = books.get(str(c), {})
+            values = [float(book[v]) if v in book else _number(v) for v in cats] if book else []
+            coded = bool(book) and bool(cats) and not np.isnan(values).any() and len(set(values)) == len(cats)
+            if not coded:
+                values = [float(i + start) for i in range(len(cats))]
+            pos = df[c].cat.codes.to_numpy()
+            frame[c] = np.where(pos >= 0, np.asarray(values + [np.nan])[pos], np.nan)
+            labels[c] = dict(zip(values, cats))
+            any_coded = any_coded or coded
+            if coded and str(c) in missing:
+                kept[c] = missing[str(c)]
+    return frame, labels, kept, any_coded
+
+
 def write_protected(df: pd.DataFrame, path: str, codes: tuple[dict, dict] = ({}, {})) -> None:
     """``df`` to ``path`` by its extension, complete or not at all (a temporary file beside it, then renamed).
 
-    A ``.sav`` keeps the input's codes (``codes``, from :func:`codebook`) for a categorical whose every
-    level is a label of the input, and its user-missing ranges; other categoricals are coded 1..k."""
+    A ``.sav`` or ``.dta`` keeps the input's codes (``codes``, from :func:`codebook`) for a categorical whose
+    every level is a label or an unlabelled value of the input, and SPSS's user-missing ranges; other
+    categoricals are coded 1..k (SPSS) or 0..k-1 (Stata, as pandas writes them)."""
     name = path.lower()
     if name.endswith((".csv", ".csv.gz")):
         write_table(df, path)  # with its schema sidecar: the categories and types kept
@@ -305,26 +330,18 @@ def write_protected(df: pd.DataFrame, path: str, codes: tuple[dict, dict] = ({},
         if name.endswith((".parquet", ".pq")):
             df.to_parquet(tmp, index=False)
         elif name.endswith(".dta"):
-            df.to_stata(tmp, write_index=False, version=118)  # categoricals as value labels
+            frame, labels, _, coded = _coded(df, codes, 0)
+            if coded and all(float(v).is_integer() for lab in labels.values() for v in lab):
+                import pyreadstat
+
+                pyreadstat.write_dta(frame, str(tmp), variable_value_labels={
+                    c: {int(v): text for v, text in lab.items()} for c, lab in labels.items()})
+            else:
+                df.to_stata(tmp, write_index=False, version=118)  # categoricals as value labels
         elif name.endswith(".sav"):
             import pyreadstat
 
-            books, missing = codes
-            labels, frame, kept = {}, df.copy(), {}
-            for c in df.columns:
-                if isinstance(df[c].dtype, pd.CategoricalDtype):
-                    cats = [str(v) for v in df[c].cat.categories]
-                    book = books.get(str(c), {})
-                    # a level is a label of the input, or an unlabelled value shown as its number (haven's as_factor)
-                    values = [float(book[v]) if v in book else _number(v) for v in cats] if book else []
-                    coded = bool(book) and bool(cats) and not np.isnan(values).any() and len(set(values)) == len(cats)
-                    if not coded:
-                        values = [float(i + 1) for i in range(len(cats))]
-                    pos = df[c].cat.codes.to_numpy()
-                    frame[c] = np.where(pos >= 0, np.asarray(values + [np.nan])[pos], np.nan)
-                    labels[c] = dict(zip(values, cats))
-                    if coded and str(c) in missing:
-                        kept[c] = missing[str(c)]
+            frame, labels, kept, _ = _coded(df, codes, 1)
             pyreadstat.write_sav(frame, str(tmp), variable_value_labels=labels, missing_ranges=kept or None)
         else:  # pragma: no cover - checked before any work
             raise InvalidParameterError(f"--output {path!r}: unknown format.")
@@ -394,7 +411,7 @@ def run(args, out) -> int:
     before = ws.run("risk (original)", problem.risk, data="original", suda=False).to_dict(top=0)
     after = ws.run("risk (protected)", problem.risk, suda=False).to_dict(top=0)
     write_protected(problem.manip_data, args.output,
-                    codebook(args.data) if args.output.lower().endswith(".sav") else ({}, {}))
+                    codebook(args.data) if args.output.lower().endswith((".sav", ".dta")) else ({}, {}))
     if args.report:
         ws.run("report", write_report, problem, None, args.report, plots=not args.no_plots,
                source={"original": args.data, "masked": args.output})

@@ -113,3 +113,23 @@ def test_protect_spss_to_spss_keeps_the_codes_of_the_codebook(tmp_path, capsys):
     assert (got.loc[kept, "pb220a"] == frame.loc[kept, "pb220a"]).all()  # AT is still 1, EU 2, Other 3
     assert (got["region"].dropna() == frame.loc[got["region"].notna(), "region"]).all()
     assert -9.0 in [v for r in meta.missing_ranges.get("pb220a", []) for v in (r["lo"], r["hi"])]
+
+
+def test_protect_stata_to_stata_keeps_the_codes_of_the_codebook(tmp_path, capsys):
+    # the same for Stata: sex 1 = male, 2 = female came back as 0 = male, 1 = female
+    pyreadstat = __import__("pytest").importorskip("pyreadstat")
+    frame = pd.DataFrame({"region": [1.0, 1, 2, 2, 2, 3, 3, 1], "sex": [1.0, 2, 1, 2, 1, 2, 1, 2],
+                          "income": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    labels = {"region": {1: "North", 2: "South", 3: "East"}, "sex": {1: "male", 2: "female"}}
+    data = tmp_path / "office.dta"
+    pyreadstat.write_dta(frame, str(data), variable_value_labels=labels)
+    recipe = tmp_path / "steps.json"
+    recipe.write_text(json.dumps({"steps": [{"method": "localSuppression", "k": 2}]}))
+    out = tmp_path / "protected.dta"
+    code, _, err = run(capsys, "protect", data, "--keys", "region,sex", "--recipe", recipe, "--output", out)
+    assert code == 0, err
+    got, meta = pyreadstat.read_dta(str(out))
+    assert {c: {int(k): v for k, v in lab.items()} for c, lab in meta.variable_value_labels.items()} == labels
+    for c in ("region", "sex"):
+        kept = got[c].notna()
+        assert kept.any() and (got.loc[kept, c] == frame.loc[kept, c]).all()
