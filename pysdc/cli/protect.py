@@ -103,6 +103,9 @@ def add_parser(sub) -> None:
     r.add_argument("--json", action="store_true", help="print the steps and the risk before/after as JSON")
     add_collation_flag(r)
     add_type_flags(r)
+    r.add_argument("--quiet", action="store_true",
+                   help="no progress on stderr (by default, a run taking more than 2 s shows its stages and a "
+                        "line every 10 s during a long step)")
     r.set_defaults(run=run)
 
 

@@ -8,6 +8,7 @@ import json
 
 import pandas as pd
 
+from pysdc import _progress
 from pysdc.cli import main
 from pysdc.io import read_table, write_table
 
@@ -133,3 +134,23 @@ def test_protect_stata_to_stata_keeps_the_codes_of_the_codebook(tmp_path, capsys
     for c in ("region", "sex"):
         kept = got[c].notna()
         assert kept.any() and (got.loc[kept, c] == frame.loc[kept, c]).all()
+
+
+def test_protect_takes_quiet_as_the_other_commands_do(tmp_path, capsys, monkeypatch):
+    # `pysdc protect ... --quiet` was refused (exit 2, "unrecognized arguments") while risk, utility and
+    # report take it: a batch script silencing every command's progress stopped at protect
+    monkeypatch.setattr(_progress, "AFTER", 0.0)  # show the progress at once
+    data = tmp_path / "plain.csv"
+    data.write_text("region,sex,income\na,m,1\na,f,2\nb,m,3\nb,f,4\nb,m,5\nc,f,6\n")
+    recipe = tmp_path / "steps.json"
+    recipe.write_text(json.dumps({"steps": [{"method": "localSuppression", "k": 2}]}))
+    code, out, err = run(capsys, "protect", data, "--keys", "region,sex", "--recipe", recipe,
+                         "--output", tmp_path / "loud.csv")
+    assert code == 0, err
+    assert "reading DATA" in err  # the progress it silences
+    code, quiet_out, err = run(capsys, "protect", data, "--keys", "region,sex", "--recipe", recipe,
+                               "--output", tmp_path / "quiet.csv", "--quiet")
+    assert code == 0, err
+    assert err == ""
+    assert quiet_out == out.replace("loud.csv", "quiet.csv")  # the result is unchanged
+    assert read_table(tmp_path / "quiet.csv").equals(read_table(tmp_path / "loud.csv"))
