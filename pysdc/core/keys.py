@@ -150,10 +150,19 @@ def weight_rules(w, *, func: str, cls: str, n_inf: int, n_na: int, n_below: int,
         )
 
 
+def _shown(v) -> str:
+    """A value found in a record, for a message: ``missing`` for an empty field (NaN, None, NA, NaT: an empty
+    CSV field or NA), never ``value nan``; else ``value 'abc'`` or ``value inf``."""
+    if v is None or (np.ndim(v) == 0 and not isinstance(v, str) and bool(pd.isna(v))):
+        return "missing"
+    return f"value {v!r}"
+
+
 def _records(examples) -> str:
-    """``record 6 (value 'abc')``, ``records 6 (value nan), 9 (value inf)``: 1-based record numbers (as in
-    R) and the values found there; ``examples`` holds (record, value) pairs."""
-    shown = [f"{r} (value {v!r})" for r, v in examples]
+    """``record 6 (value 'abc')``, ``records 6 (missing), 9 (value inf)``: 1-based record numbers (as in
+    R) and the values found there (``missing`` for an empty field); ``examples`` holds (record, value)
+    pairs."""
+    shown = [f"{r} ({_shown(v)})" for r, v in examples]
     if not shown:
         return "records not identifiable (no positions)"
     return ("record " if len(shown) == 1 else "records ") + ", ".join(shown)

@@ -154,3 +154,23 @@ def test_protect_takes_quiet_as_the_other_commands_do(tmp_path, capsys, monkeypa
     assert err == ""
     assert quiet_out == out.replace("loud.csv", "quiet.csv")  # the result is unchanged
     assert read_table(tmp_path / "quiet.csv").equals(read_table(tmp_path / "loud.csv"))
+
+
+def test_missing_weight_is_said_to_be_missing_not_value_nan(tmp_path, capsys):
+    # an office's weight column with empty fields (and NA): refused, as sdcMicro stops, but the message
+    # named them "records 2 (value nan), 4 (value nan)", a value nobody wrote in the file
+    data = tmp_path / "w.csv"
+    data.write_text("a,b,w\nx,m,1.5\nx,f,\ny,m,2\ny,f,NA\n")
+    for engine in ("pandas", "duckdb"):
+        code, _, err = run(capsys, "risk", data, "--keys", "a,b", "--weight", "w", "--engine", engine, "--quiet")
+        assert code == 2, (engine, err)
+        assert "records 2 (missing), 4 (missing)" in err and "nan" not in err, (engine, err)
+    recipe = tmp_path / "steps.json"
+    recipe.write_text(json.dumps({"steps": [{"method": "localSuppression", "k": 2}]}))
+    code, _, err = run(capsys, "protect", data, "--keys", "a,b", "--weight", "w", "--recipe", recipe,
+                       "--output", tmp_path / "out.csv")
+    assert code == 2 and "records 2 (missing), 4 (missing)" in err and "nan" not in err, err
+    # a value that is there is still shown as it was read
+    (tmp_path / "t.csv").write_text("a,b,w\nx,m,1.5\nx,f,\ny,m,2\ny,f,-\n")
+    code, _, err = run(capsys, "risk", tmp_path / "t.csv", "--keys", "a,b", "--weight", "w", "--engine", "duckdb")
+    assert code == 2 and "4 (value '-')" in err, err

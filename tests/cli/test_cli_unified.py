@@ -142,12 +142,12 @@ def test_weight_errors_name_records_1_based_with_their_values(capsys, tmp_path):
     with pytest.raises(InvalidParameterError) as exc:
         pysdc.measure_risk(df, ["k"], w="w")
     msg = str(exc.value)
-    assert "record 6 (value nan)" in msg and "at rows" not in msg
+    assert "record 6 (missing)" in msg and "at rows" not in msg
     df2 = df.assign(w=[10.0, 20.0, 30.0, 40.0, 50.0, 60.0, np.inf, 80.0])
     with pytest.raises(InvalidParameterError, match=r"record 7 \(value inf\)"):
         pysdc.measure_risk(df2, ["k"], w="w")
     # a data frame with its own index: the row number and the index label
-    with pytest.raises(InvalidParameterError, match=r"record 6 \(index 'f'\) \(value nan\)"):
+    with pytest.raises(InvalidParameterError, match=r"record 6 \(index 'f'\) \(missing\)"):
         pysdc.measure_risk(df.set_index(pd.Index(list("abcdefgh"))), ["k"], w="w")
     # the command line, pandas and DuckDB alike: 1-based, with the text that was read
     p = tmp_path / "w.csv"

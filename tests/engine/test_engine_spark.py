@@ -206,4 +206,4 @@ def test_weight_error_on_spark_files_names_rows_as_pandas(spark, tmp_path):
         pysdc.freq_calc(df, ["k3", "k4"], w="w")
     with pytest.raises(pysdc.InvalidParameterError) as got:
         pysdc.freq_calc(pysdc.scan(d, engine="spark", spark=spark), ["k3", "k4"], w="w")
-    assert "records 4 (value nan), 1501 (value nan), 1502" in str(ref.value) and str(got.value) == str(ref.value)
+    assert "records 4 (missing), 1501 (missing), 1502" in str(ref.value) and str(got.value) == str(ref.value)
