@@ -143,6 +143,14 @@ def call(fun: str, /, *args, package: str | None = "sdcMicro", as_robject: bool 
     pysdc.InvalidParameterError
         An argument has no R counterpart, or text starting with ``~`` is not a valid formula.
 
+    Notes
+    -----
+    The call runs as it is: unlike the typed functions of this module, it does not first check
+    robustbase's ``covMcd`` for the exact fits on which it writes past its arrays (fewer than 600 records
+    collinear up to rounding; see docs/bridge.md). A ``call`` that reaches ``covMcd`` (``dRiskRMD``,
+    ``summary`` of a microaggregation object, ``shuffle`` with ``covmethod = "mcd"``) on such data can
+    abort R; prefer the typed function where one exists.
+
     Warns
     -----
     pysdc.RWarning
