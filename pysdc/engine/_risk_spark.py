@@ -30,7 +30,7 @@ from ._risk_common import (
     _weight_expr,
     _written_household_total,
 )
-from ._tables import BROADCAST_MAX_COMBINATIONS, SRC
+from ._tables import BROADCAST_MAX_COMBINATIONS, SRC, _spark_pandas
 
 __all__ = ["SparkSummaries"]
 
@@ -115,7 +115,8 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier, alpha=1
         freqs = table.query(f"SELECT *, {fk_sql} AS pysdc_fk, {Fk_sql} AS pysdc_pop_fk FROM pysdc_res", res=combos)
     schema = T.StructType(list(freqs.schema.fields) + [T.StructField("pysdc_risk", T.DoubleType())])
     stage("individual risks per key combination")
-    res = freqs.mapInPandas(_spark_risk_batches(w is not None), schema).persist()
+    with _spark_pandas():  # pyspark's pandas >= 3 notice (a pandas UDF), not the user's concern
+        res = freqs.mapInPandas(_spark_risk_batches(w is not None), schema).persist()
     risks = (res.groupBy("pysdc_fk", "pysdc_pop_fk", "pysdc_risk")
              .agg(F.sum("pysdc_n").alias("pysdc_records")).persist())
     er, n_nan = table.row("SELECT sum(CASE WHEN isnan(pysdc_risk) THEN 0 ELSE pysdc_risk * "

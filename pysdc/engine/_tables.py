@@ -13,6 +13,7 @@ import glob as _glob
 import itertools
 import os
 import urllib.parse
+import warnings
 
 import pandas as pd
 
@@ -53,6 +54,18 @@ def engine_kind(obj) -> str | None:
     if mod.startswith("pyspark") and name == "DataFrame":
         return "spark"
     return None
+
+
+@contextlib.contextmanager
+def _spark_pandas():
+    """Around pysdc's own pandas <-> Spark conversions (toPandas, createDataFrame of a pandas frame) and the
+    start of its local session:
+    pyspark's FutureWarning that it does not fully support pandas >= 3 (raised in pyspark's modules at
+    each conversion) is not the user's concern and would reach the result's list of warnings; only that
+    category from pyspark's modules is dropped, pysdc's own warnings pass as they are."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=FutureWarning, module=r"pyspark(\.|$)")
+        yield
 
 
 def _quote(name: str) -> str:
@@ -312,7 +325,10 @@ def _spark_session():
             "openjdk-17-jre-headless)."
         ) from None
     active = SparkSession.getActiveSession()
-    return active or SparkSession.builder.master("local[*]").appName("pysdc").getOrCreate()
+    if active is not None:
+        return active
+    with _spark_pandas():  # starting the context imports pyspark.testing, which raises the same notice
+        return SparkSession.builder.master("local[*]").appName("pysdc").getOrCreate()
 
 
 def as_table(obj) -> _Backend:
@@ -382,7 +398,8 @@ class EngineTable:
             # (no ORDER BY in DuckDB: a query over the relation would rename "Fk" beside "fk")
             df = _arrow(self.native).to_pandas()
         else:
-            df = self.native.toPandas()
+            with _spark_pandas():
+                df = self.native.toPandas()
         if self.order:
             df = df.sort_values(self.order, kind="stable")
         return df.reset_index(drop=True)
@@ -665,18 +682,21 @@ class SparkTable(_Backend):
         return self.spark.sql(sql)
 
     def fetch(self, sql: str, res=None) -> pd.DataFrame:
-        return self.query(sql, res=res).toPandas()
+        with _spark_pandas():
+            return self.query(sql, res=res).toPandas()
 
     def combos(self, keys: list, aggs: list[str]):
         ks = ", ".join(self.q(k) for k in keys)
         df = self.query(f"SELECT {ks}, {', '.join(aggs)}, row_number() OVER (ORDER BY {ks}) AS pysdc_cid "
                         f"FROM {SRC} GROUP BY {ks}").cache()
-        pdf = df.toPandas()
+        with _spark_pandas():
+            pdf = df.toPandas()
         return pdf, (df, pdf["pysdc_cid"].to_numpy())
 
     def attach(self, handle, results: dict):
         df, cid = handle
-        rdf = self.spark.createDataFrame(pd.DataFrame({"pysdc_cid": cid, **results}))
+        with _spark_pandas():
+            rdf = self.spark.createDataFrame(pd.DataFrame({"pysdc_cid": cid, **results}))
         res = df.join(rdf, "pysdc_cid")
         if len(cid) <= BROADCAST_MAX_COMBINATIONS and self.spark.conf.get("spark.sql.autoBroadcastJoinThreshold") != "-1":
             # the records join this table on their key values: sent whole to every executor, the records

@@ -7,6 +7,7 @@ import hashlib
 import json
 
 import pandas as pd
+import pytest
 
 from pysdc import _progress
 from pysdc.cli import main
@@ -174,3 +175,18 @@ def test_missing_weight_is_said_to_be_missing_not_value_nan(tmp_path, capsys):
     (tmp_path / "t.csv").write_text("a,b,w\nx,m,1.5\nx,f,\ny,m,2\ny,f,-\n")
     code, _, err = run(capsys, "risk", tmp_path / "t.csv", "--keys", "a,b", "--weight", "w", "--engine", "duckdb")
     assert code == 2 and "4 (value '-')" in err, err
+
+
+@pytest.mark.spark
+def test_spark_risk_json_lists_no_pyspark_pandas_notice_but_pysdcs_own_warnings(spark, tmp_path, capsys):
+    # with pandas 3, pyspark warns at every toPandas/createDataFrame "PySpark does not yet fully support
+    # pandas >= 3.0.0" (FutureWarning): it reached `pysdc risk --engine spark --json`'s "warnings" as if
+    # it were about the user's data
+    data = tmp_path / "f.csv"
+    data.write_text("a,b,w\nx,m,0.5\nx,f,2\ny,m,2\ny,f,2\ny,m,2\nz,f,2\n")
+    code, out, err = run(capsys, "risk", data, "--keys", "a,b", "--weight", "w", "--engine", "spark", "--json",
+                         "--quiet", "--no-suda")
+    assert code == 0, err
+    listed = json.loads(out)["warnings"]
+    assert not [w for w in listed if "PySpark" in w["message"] or w["category"] == "FutureWarning"], listed
+    assert any("below 1" in w["message"] for w in listed), listed  # pysdc's own warning still reaches the result
