@@ -167,16 +167,22 @@ def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None
 
 def warn_blank_text(df: pd.DataFrame, label: str, ws: Warnings) -> None:
     """Empty text fields in text or categorical columns are read as the category "" (as R's read.csv does)."""
+    counts = {}
     for col in df.columns:
         s = df[col]
         if isinstance(s.dtype, pd.CategoricalDtype):
             if "" not in set(map(str, s.cat.categories)):
                 continue
-            n = int((s.astype(object) == "").sum())
+            counts[col] = int((s.astype(object) == "").sum())
         elif s.dtype == object or isinstance(s.dtype, pd.StringDtype):
-            n = int((s == "").fillna(False).sum())
-        else:
-            continue
+            counts[col] = int((s == "").fillna(False).sum())
+    warn_empty_text(counts, label, ws)
+
+
+def warn_empty_text(counts: dict, label: str, ws: Warnings) -> None:
+    """The warning of :func:`warn_blank_text` from the counts of empty text fields per column (an engine's
+    come from the survey that types its CSV columns: ``Scan.csv["empty_text"]``, :mod:`pysdc.engine._csv`)."""
+    for col, n in counts.items():
         if n:
             ws.run(f"reading {label}", warnings.warn,
                    f"column {col!r} of {label} has {n} empty text field(s); they are read as the category \"\" "

@@ -23,7 +23,7 @@ from ..io import atomic_output, check_output, read_header, sigterm_as_exception
 from ..problem import engine_risk_model, engine_utility_model, utility_columns
 from ..report import risk_text, utility_text
 from ..risk import measure_risk
-from ._common import check_columns, emit_report, split_names
+from ._common import check_columns, emit_report, split_names, warn_empty_text
 
 __all__ = ["add_engine_options", "choose_engine", "run_risk", "run_utility", "write_pandas_output",
            "check_risk_output", "OUTPUT_EXTENSIONS"]
@@ -222,7 +222,7 @@ def _remove_empty_dir(path: str) -> None:
         os.rmdir(path)
 
 
-def _scan(path: str, args, label: str):
+def _scan(path: str, args, label: str, ws=None):
 
     engine = "spark" if args.engine == "spark" else "duckdb"
     # CSV files are read as the pandas path reads them: --na, --text, the schema (--sep, --decimal and
@@ -232,9 +232,14 @@ def _scan(path: str, args, label: str):
     reading = {"na_values": tuple(args.na or ("NA",)), "text_columns": split_names(getattr(args, "text", None),
                                                                                    "--text") or (),
                "schema": schema}
-    try:
+    def opened():  # the reader's warnings (a header naming a column twice) are the pandas path's: "reading LABEL"
         s = scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit,
                  **duckdb_settings(args.memory_limit) if engine == "duckdb" else {}, **reading)
+        s.table()
+        return s
+
+    try:
+        s = ws.run(f"reading {label}", opened) if ws is not None else opened()
         con = getattr(s.table(), "con", None) if engine == "duckdb" else None
         if con is not None:  # the heartbeat shows how far the running query is
             watch(con.query_progress)
@@ -242,6 +247,14 @@ def _scan(path: str, args, label: str):
     except ImportError:
         raise InvalidParameterError(f"--engine {engine} needs the {engine} package: pip install "
                                     f"'pysdc-measures[{engine}]'.") from None
+
+
+def _warn_empty_text(s, columns, label: str, ws) -> None:
+    """The pandas path's warning on the empty text fields of the columns it reads (``columns``), from the counts
+    the engine's CSV reader took in its typing survey (no pass of its own)."""
+    counts = (s.csv or {}).get("empty_text") or {}
+    wanted = {c for c in columns if c}
+    warn_empty_text({c: n for c, n in counts.items() if c in wanted}, label, ws)
 
 
 def _require_records(s, label: str, path: str) -> None:
@@ -258,12 +271,13 @@ def run_risk(args, keys, weight, hid, ws, out) -> int:
     """``pysdc risk`` on DuckDB or Spark: measure_risk (household risk too) and the k-anonymity violations from
     its table of key combinations, in the model (``pysdc-risk-1``) and text of the pandas path."""
     stage(f"opening {args.data}")
-    data = _scan(args.data, args, "DATA")
+    data = _scan(args.data, args, "DATA", ws)
     _require_records(data, "DATA", args.data)
     cols = data.columns
     for flag, names in (("--keys", keys), ("--weight", [weight] if weight else []), ("--hid", [hid] if hid else []),
                         ("--id", [args.id] if args.id else [])):
         check_columns(flag, names, cols, "DATA")
+    _warn_empty_text(data, [*keys, weight, hid, args.id], "DATA", ws)
     guard = sigterm_as_exception() if args.records else contextlib.nullcontext()
     # the records are joined to their risks once, written as measured; on DuckDB the key combinations stay in
     # DuckDB (under --memory-limit), Python reads them in pieces (pysdc.engine._risk.combinations_in_engine)
@@ -329,7 +343,7 @@ def run_utility(args, orig_path, masked_path, keys, nums, scales, ws, out, *, re
     (``pysdc-utility-1``) and text of the pandas path; what needs the records in memory is said skipped.
     ``keys``, ``nums``: the categorical and numeric variables named (``nums`` None: the default ones)."""
     stage(f"opening {orig_path} and {masked_path}")
-    x, xm = _scan(orig_path, args, "ORIGINAL"), _scan(masked_path, args, "MASKED")
+    x, xm = _scan(orig_path, args, "ORIGINAL", ws), _scan(masked_path, args, "MASKED", ws)
     _require_records(x, "ORIGINAL", orig_path)
     _require_records(xm, "MASKED", masked_path)
     hx, hm = x.columns, xm.columns
@@ -351,6 +365,8 @@ def run_utility(args, orig_path, masked_path, keys, nums, scales, ws, out, *, re
     for label, header in (("ORIGINAL", hx), ("MASKED", hm)):
         check_columns("--keys/--numeric/--id", vars_ + ([args.id] if args.id else []), header, label)
     cls_x, cls_xm = {c: tx.rclass(c) for c in vars_}, {c: tm.rclass(c) for c in vars_}
+    _warn_empty_text(x, vars_, "ORIGINAL", ws)
+    _warn_empty_text(xm, vars_, "MASKED", ws)
     if split_by_class:  # the deprecated --vars: a variable is numeric when it is a number in ORIGINAL
         keys = [c for c in vars_ if c in keys or cls_x[c] not in ("numeric", "integer", "logical")]
         nums = [c for c in vars_ if c not in keys]

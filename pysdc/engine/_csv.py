@@ -20,6 +20,13 @@ The rules of R not matched (hexadecimal numbers, incomplete exponents such as ``
 A record with more fields than the header, a NUL character in a field, and files whose headers
 differ are refused (InvalidParameterError), as by the pandas path. A schema sidecar
 (``<stem>.schema.json``) types its columns as it does on the pandas path.
+
+A header naming a column more than once gets the names of the pandas path (R's ``read.csv``: the later
+ones ``name.1``, ``name.2``; :func:`pysdc.io.read_header`), so a key ``name`` is the first column, and the
+same :class:`~pysdc.PysdcWarning` (:func:`pysdc.io.warn_repeated_names`, from the first file's header line).
+The survey that types the columns also counts each text column's empty fields (read as the value ``""``,
+as by R): they are left in ``opts["empty_text"]`` (column -> count, text columns with at least one), for
+the command line's warning that the pandas path gives from its frame (no extra pass over the data).
 """
 
 from __future__ import annotations
@@ -35,7 +42,16 @@ import numpy as np
 from .. import io as _io
 from .._errors import InvalidParameterError
 from .._types import R_INT_MAX
-from ..io import BLANK_CHARS, FALSE_TEXTS, INFER_LOGICAL_TEXTS, TRUE_TEXTS, check_dtype_fits, effective_entry, warn_big_integers
+from ..io import (
+    BLANK_CHARS,
+    FALSE_TEXTS,
+    INFER_LOGICAL_TEXTS,
+    TRUE_TEXTS,
+    check_dtype_fits,
+    effective_entry,
+    warn_big_integers,
+    warn_repeated_names,
+)
 
 __all__ = ["csv_options", "duckdb_csv", "spark_csv"]
 
@@ -61,7 +77,8 @@ def csv_options(files: list, *, na_values=("NA",), text_columns=(), sep=None, de
                 schema=None) -> dict:
     """The reading options of CSV ``files`` as the pandas path resolves them (given, else
     :func:`pysdc.io.csv_dialect`'s, else detected in the first file), the header (the same in
-    every file) and the schema (given, else the first file's sidecar)."""
+    every file) and the schema (given, else the first file's sidecar). A header naming a column more than
+    once is said as :func:`pysdc.read_table` says it (without a schema; with one the names must match it)."""
     if isinstance(na_values, str) or not all(isinstance(v, str) for v in na_values):
         raise InvalidParameterError(f"na_values must be a list of strings; got {na_values!r}.")
     first = Path(files[0])
@@ -77,6 +94,8 @@ def csv_options(files: list, *, na_values=("NA",), text_columns=(), sep=None, de
         side = [Path(f) for f in files if _io.schema_path(Path(f)).exists()]
         schema = _io.schema_path(side[0]) if side else None
     sch = _io.read_schema(schema) if schema is not None else None
+    if sch is None:  # as read_table: the later ones are name.1, name.2 (read_header's names), said
+        warn_repeated_names(first, (sep, decimal, encoding), stacklevel=4)
     if sch is not None:
         names = [c["name"] for c in sch["columns"]]
         if names != header:
@@ -166,6 +185,7 @@ def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch
         c = sql.q(name)
         parts.append(f"count({c}) AS n{i}")
         parts.append(f"max(CASE WHEN instr({c}, {sql.nul()}) > 0 THEN 1 ELSE 0 END) AS z{i}")
+        parts.append(f"count(CASE WHEN {c} = '' THEN 1 END) AS y{i}")  # empty fields: "" in a text column
         if name not in cols:
             continue
         inner.append(f"CASE WHEN {c} IS NULL OR {c} = '' OR {sql.rx(c, _BLANK)} THEN NULL "
@@ -290,6 +310,10 @@ def _survey(fetch, sql: _Sql, opts: dict, src: str, what: str) -> dict:
     if sch is None:
         classes = _classes(row, header, cols)
     _check(row, header, classes, sch, what)
+    # text columns (a schema's factors too) keep their empty fields as the value "" (the pandas path's
+    # categories or text; a column of blank fields only is logical, all missing, and has none)
+    opts["empty_text"] = {name: int(row[f"y{i}"]) for i, name in enumerate(header)
+                          if classes[name] == "character" and row[f"y{i}"]}
     return classes
 
 

@@ -113,10 +113,16 @@ def _measure_risk_spark(table, keys, w, hid, max_global_risk, fast_hier, alpha=1
         freqs, wild = _wildcard_freqs_spark(table, combos, keys, w is not None, alpha, n)
     else:
         freqs = table.query(f"SELECT *, {fk_sql} AS pysdc_fk, {Fk_sql} AS pysdc_pop_fk FROM pysdc_res", res=combos)
-    schema = T.StructType(list(freqs.schema.fields) + [T.StructField("pysdc_risk", T.DoubleType())])
+    # (mapInPandas resolves its columns by name, taking a dot as a struct's field: a key named "rb090.1", as
+    # R's read.csv names a header's second "rb090", goes through under a plain name and comes back)
+    names = list(freqs.columns)
+    plain = [n if "." not in n and "`" not in n else f"pysdc_c{j}" for j, n in enumerate(names)]
+    fields = [T.StructField(p, f.dataType, f.nullable) for p, f in zip(plain, freqs.schema.fields)]
+    schema = T.StructType(fields + [T.StructField("pysdc_risk", T.DoubleType())])
     stage("individual risks per key combination")
     with _spark_pandas():  # pyspark's pandas >= 3 notice (a pandas UDF), not the user's concern
-        res = freqs.mapInPandas(_spark_risk_batches(w is not None), schema).persist()
+        res = (freqs.toDF(*plain).mapInPandas(_spark_risk_batches(w is not None), schema)
+               .toDF(*names, "pysdc_risk").persist())
     risks = (res.groupBy("pysdc_fk", "pysdc_pop_fk", "pysdc_risk")
              .agg(F.sum("pysdc_n").alias("pysdc_records")).persist())
     er, n_nan = table.row("SELECT sum(CASE WHEN isnan(pysdc_risk) THEN 0 ELSE pysdc_risk * "

@@ -110,7 +110,7 @@ from .._paths import schema_path
 from ._csv_write import write_table
 from ._dialect import DIALECT_DEFAULTS, csv_dialect, resolve_dialect, separator_hint
 from ._interchange import as_frame, interchange_kind, is_interchange, to_pandas
-from ._read import PROGRESS_MIN_BYTES, read_header, read_table
+from ._read import PROGRESS_MIN_BYTES, read_header, read_table, warn_repeated_names
 from ._schema import SCHEMA_FORMAT, effective_entry, read_schema, table_schema
 from ._values import BLANK_CHARS, FALSE_TEXTS, INFER_LOGICAL_TEXTS, TRUE_TEXTS, check_dtype_fits, warn_big_integers
 from ._write import Terminated, atomic_output, check_output, refuse_overwriting_inputs, sigterm_as_exception, write_bytes, write_text
@@ -123,6 +123,7 @@ __all__ = [
     "write_table", "schema_path", "read_schema", "table_schema", "effective_entry", "SCHEMA_FORMAT",
     # R's texts and the dtype check (shared with the engines' CSV readers)
     "TRUE_TEXTS", "FALSE_TEXTS", "INFER_LOGICAL_TEXTS", "BLANK_CHARS", "check_dtype_fits", "warn_big_integers",
+    "warn_repeated_names",
     # outputs
     "check_output", "refuse_overwriting_inputs", "atomic_output", "write_bytes", "write_text",
     "sigterm_as_exception", "Terminated",

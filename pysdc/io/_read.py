@@ -24,7 +24,7 @@ from ._labelled import labelled_header, read_labelled
 from ._schema import effective_entry, read_schema
 from ._values import FALSE_TEXTS, TRUE_TEXTS, _bool_series, _convert, _infer, _int_series, _typed_levels, check_dtype_fits
 
-__all__ = ["read_table", "read_header", "PROGRESS_MIN_BYTES"]
+__all__ = ["read_table", "read_header", "warn_repeated_names", "PROGRESS_MIN_BYTES"]
 
 _SPSS = (".sav", ".zsav", ".por")
 _STATA = (".dta",)
@@ -253,9 +253,12 @@ def _read_text(path: Path, na_values, nrows=None, usecols=None, dialect=(",", ".
                        nrows=nrows, usecols=usecols)
 
 
-def _warn_repeated_names(path: Path, dialect: tuple) -> None:
+def warn_repeated_names(path, dialect: tuple, *, stacklevel: int = 3) -> None:
     """A header naming a column more than once: the later ones are read as ``name.1``, ``name.2`` (the
-    names R's read.csv gives them), so a flag naming ``name`` takes the first; said, not silent."""
+    names R's read.csv gives them), so a flag naming ``name`` takes the first; said, not silent.
+    Reads the header line only; shared by :func:`read_table` and the engines' CSV readers
+    (:mod:`pysdc.engine._csv`), which take the same names from :func:`read_header`."""
+    path = Path(path)
     first = _pandas_call(path, dialect, False, header=None, nrows=1, dtype=object, keep_default_na=False,
                          na_values=[])
     names = pd.Series([str(v) for v in first.iloc[0]] if len(first) else [], dtype=object)
@@ -265,7 +268,7 @@ def _warn_repeated_names(path: Path, dialect: tuple) -> None:
             f"the header of {path.name} names {', '.join(map(repr, repeated[:10]))} more than once; the later "
             f"columns are read as {repeated[0] + '.1'!r} and so on (as R's read.csv names them), and "
             f"{repeated[0]!r} is the first of them: check that each name you give is the column you mean.",
-            PysdcWarning, stacklevel=3)
+            PysdcWarning, stacklevel=stacklevel)
 
 
 def read_header(path, *, sep=None, encoding=None) -> list[str]:
@@ -457,7 +460,7 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
             )
         usecols = [c for c in header if c in set(usecols)]
     if schema is None:
-        _warn_repeated_names(path, dialect)
+        warn_repeated_names(path, dialect)
         raw = _read_text(path, na_values, usecols=usecols, dialect=dialect, show=show)
         names = [str(c) for c in raw.columns]
         cols = {n: (_convert(raw.iloc[:, i].to_numpy(dtype=object), {"r_class": "character"}, "")
