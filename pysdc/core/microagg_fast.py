@@ -20,8 +20,9 @@ exact single-precision distances and sdcMicro's tie rules decide:
   (``(|cen - z_q| + rad)^2 * (1 + eta)``, the rounding of every step bounded), pruned against the
   distance of a record already found (the records of the group of leaves with the largest bound, of a few
   records at the head of the centroid's list, then of the leaves with the largest bounds). The leaves'
-  records are evaluated from a block table (leaf x variable x slot, NaN where no remaining record is), one
-  gather per query instead of gathering records by index;
+  records' real squared distances come from a block table (leaf x slot x (-2 z, |z|^2), |z|^2 = -inf where
+  no remaining record is: one gather and one matrix-vector product per query); they bracket the
+  single-precision distances, which are evaluated only for the few records the bracket cannot decide;
 * the k nearest records to q: scipy's k-d tree on z (grouped records skipped), its k-th real distance
   bounding the single-precision ties.
 
@@ -118,7 +119,12 @@ class _Cells:
         self.alive[n] = False
         self.leaf_of = np.empty(n, dtype=np.int64)
         self.pos_of = np.empty(n, dtype=np.int64)
-        self.xnan = np.vstack([x, np.full((1, x.shape[1]), np.nan)])
+        # a record's row (-2 z, |z|^2) for the real squared distance |z - qz|^2 = row . (qz, 1) + |qz|^2;
+        # the padding record: (0, -inf), distance -inf (not NaN: a product over NaN is twice as slow)
+        self.znan = np.vstack([np.column_stack([-2.0 * z, (z * z).sum(axis=1)]),
+                               np.r_[np.zeros(x.shape[1]), -np.inf]])
+        self.zmax = float(np.sqrt((z * z).sum(axis=1).max(initial=0.0)))  # the largest |z|
+        self.rho = np.sqrt((1 - eta) / (1 + eta))
         self.wc = w[:, None]
         self.kk_bound = 1.0 / (1 - eta)
         self.rb_scale = 1 + eta  # the ball's bound: (|cen - qz| + rad)^2 * (1 + eta)
@@ -163,8 +169,8 @@ class _Cells:
         n = self.x.shape[0]
         # leaf -> its records (padding: record n); one more leaf, all padding, for the groups' padding
         self.rows_of = np.vstack([np.r_[perm, n][_padded(start, end, m)], np.full((1, int(lens.max())), n)])
-        # the leaves' records' values, leaf x variable x slot (NaN: no remaining record); a record's slot
-        self.xp = np.ascontiguousarray(self.xnan.take(self.rows_of, axis=0).transpose(0, 2, 1))
+        # the leaves' records' rows (-2 z, |z|^2), leaf x slot x column (|z|^2 = -inf: no remaining record)
+        self.zp = self.znan.take(self.rows_of, axis=0)
         self.pos_of[perm] = np.arange(m) - np.repeat(start, lens)
         self.live = np.r_[lens, 0]
         self.n_live = m
@@ -191,6 +197,9 @@ class _Cells:
         self.live3 = np.r_[np.add.reduceat(lens, first3), 0]
         fs = self.sb_of[first]
         self.subs_of = _padded(fs, np.r_[fs[1:], nsub], nsub)
+        # the counts and a leaf's sub-group and group as lists: :meth:`remove` reads them one record at a time
+        self.live, self.live2, self.live3 = self.live.tolist(), self.live2.tolist(), self.live3.tolist()
+        self._sb, self._sc = self.sb_of.tolist(), sc_of.tolist()
         self.cmax = float(np.sqrt(max(self.balls[:, -3].max(), self.balls2[:, -3].max(),
                                       self.balls3[:, -3].max())))  # the largest |cen|
 
@@ -205,16 +214,15 @@ class _Cells:
 
     def remove(self, rows: np.ndarray) -> None:
         np.put(self.alive, rows, False)
-        self.xp[self.leaf_of.take(rows), :, self.pos_of.take(rows)] = np.nan
-        live, live2, leaf_of, sc_of = self.live, self.live2, self.leaf_of, self.sc_of
-        for r in rows.tolist():  # a loop over the group's size
-            lf = leaf_of[r]
+        self.zp[self.leaf_of.take(rows), self.pos_of.take(rows), -1] = -np.inf
+        live, live2, live3, sb_of, sc_of = self.live, self.live2, self.live3, self._sb, self._sc
+        for lf in self.leaf_of.take(rows).tolist():  # a loop over the group's size
             live[lf] -= 1
             if not live[lf]:
                 self.balls[lf, -1] = 0.0
-            sb = self.sb_of[lf]
-            self.live3[sb] -= 1
-            if not self.live3[sb]:
+            sb = sb_of[lf]
+            live3[sb] -= 1
+            if not live3[sb]:
                 self.balls3[sb, -1] = 0.0
             sc = sc_of[lf]
             live2[sc] -= 1
@@ -239,43 +247,55 @@ class _Cells:
         ub *= balls[:, p + 2]
         return ub
 
-    def _dblk(self, leaves: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """The single-precision distances (:func:`_d32`, the same operations) from q to the slots of the
-        leaves, a table (leaves x slots); NaN where no remaining record is."""
-        b = self.xp.take(leaves, axis=0)
-        b -= q[:, None]
-        b *= b
-        b *= self.wc
-        t = b.astype(_F32)
-        if t.shape[1] == 1:
-            return t[:, 0]
-        d = t[:, 0] + t[:, 1]
-        for j in range(2, t.shape[1]):  # a loop over variables
-            d += t[:, j]
+    def _dreal(self, leaves: np.ndarray, v: np.ndarray, q2: float) -> np.ndarray:
+        """The real squared distances |z - qz|^2 (``v = (qz, 1)``, ``q2 = |qz|^2``, each within ``err`` of
+        :meth:`farthest`) from qz to the slots of the leaves, flat (leaves x slots); -inf where no remaining
+        record is (-inf)."""
+        b = self.zp.take(leaves, axis=0)
+        d = b.reshape(-1, b.shape[2]) @ v
+        d += q2
         return d
 
     def farthest(self, q: np.ndarray, qz: np.ndarray, hint=None) -> int:
-        """The remaining record farthest from q (equal distances: the first in record order)."""
+        """The remaining record farthest from q (equal distances: the first in record order).
+
+        The real squared distances dr of the candidate leaves' records (one product) bracket the
+        single-precision distance D: with s = sqrt(dr) and e = sqrt(err) + 4 sig (the rounding of dr and
+        of z), max(s - e, 0)^2 (1 - eta) <= D <= (s + e)^2 (1 + eta); only the records whose upper bound
+        reaches the largest lower bound are evaluated in single precision."""
         q2 = float(qz @ qz)
-        err = 4 * (qz.size + 8) * 2.0 ** -53 * (self.cmax + np.sqrt(q2)) ** 2
+        err = 4 * (qz.size + 8) * 2.0 ** -53 * (max(self.cmax, self.zmax) + np.sqrt(q2)) ** 2
+        e = float(np.sqrt(err)) + 4 * self.sig
+        v = np.append(qz, 1.0)
+        lo_of = self._lo
         ub2 = self._ub(self.balls2, qz, q2, err)
         # a remaining record's distance lb: the records of the group with the largest bound, and ``hint``
-        lb = float(np.fmax.reduce(self._dblk(self.leaves_of[int(np.argmax(ub2))], q), axis=None))  # NaN: none
+        lb = lo_of(float(np.fmax.reduce(self._dreal(self.leaves_of[int(np.argmax(ub2))], v, q2))), e)
         if hint is not None and hint.size:
             lb = max(float(_d32(self.x.take(hint, axis=0), q, self.w).max()), lb)
-        if not lb >= 0:
-            lb = 0.0
         subs = self.subs_of.compress(ub2 >= lb, axis=0).ravel()
         ub3 = self._ub(self.balls3.take(subs, axis=0), qz, q2, err)
         leaves = self.leaves_of3.take(subs.compress(ub3 >= lb), axis=0).ravel()
         ub = self._ub(self.balls.take(leaves, axis=0), qz, q2, err)
         if leaves.size > 8:  # a better lb: the records of the leaf with the largest bound among these
             j = int(np.argmax(ub))
-            d = self._dblk(leaves[j:j + 1], q)
-            lb = max(lb, float(np.fmax.reduce(d, axis=None)))
+            lb = max(lb, lo_of(float(np.fmax.reduce(self._dreal(leaves[j:j + 1], v, q2))), e))
         leaves = leaves.compress(ub >= lb)
-        d = self._dblk(leaves, q).ravel()
-        return int(self.rows_of.take(leaves, axis=0).ravel().compress(d == np.fmax.reduce(d)).min())
+        dr = self._dreal(leaves, v, q2)
+        # the records whose D may reach the largest lower bound: s + e >= (smax - e) rho
+        t = (float(np.sqrt(max(float(np.fmax.reduce(dr)), 0.0))) - e) * self.rho * (1 - 1e-12) - e
+        sel = np.flatnonzero(dr >= t * t) if t > 0 else np.flatnonzero(dr > -np.inf)
+        rows = self.rows_of.take(leaves, axis=0).ravel().take(sel)
+        d = _d32(self.x.take(rows, axis=0), q, self.w)
+        return int(rows.compress(d == d.max()).min())
+
+    def _lo(self, dmax: float, e: float) -> float:
+        """A lower bound of the single-precision distance of the record with real squared distance
+        ``dmax`` (0 if -inf: no record)."""
+        if not dmax > 0:
+            return 0.0
+        s = np.sqrt(dmax) - e
+        return s * s * (1 - self.eta) * (1 - 1e-12) if s > 0 else 0.0
 
     def _rows(self, leaves: np.ndarray) -> np.ndarray:
         """The remaining records of the leaves (``take``/``compress``: NumPy's ``[]`` with an index array

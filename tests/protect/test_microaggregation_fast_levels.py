@@ -1,8 +1,9 @@
 """The farthest-record query of MDAV's fast path (pysdc.core.microagg_fast) on its block tables.
 
 mdav_fast bounds the distances by balls around groups of leaves, sub-groups of neighbouring leaves and
-leaves of a k-d tree, evaluates the records of the leaves from a table (leaf x variable x slot, NaN where no
-remaining record is) and starts its bound from a hint (the records at the head of the list of records far
+leaves of a k-d tree, brackets the distances of the leaves' records by their real squared distances from a
+table (leaf x slot x (-2 z, |z|^2), |z|^2 = -inf where no remaining record is; one product per query), evaluates
+sdcMicro's single-precision distance only where the bracket cannot decide, and starts its bound from a hint (the records at the head of the list of records far
 from the centroid). Each piece is checked against a scan of every remaining record (sdcMicro's
 single-precision distance, the first record in record order among equal distances), and the whole against
 the plain rounds on data shaped to stress them: ties, zero-inflated columns, many copies of the same
@@ -56,37 +57,49 @@ def test_block_table_holds_exactly_the_remaining_records(kind):
     for step in range(0, 2400, 3):  # groups of 3 leave; past half of the records the tree is rebuilt
         cells.remove(order[step:step + 3])
         if step % 600 == 0 or step > 2000:
-            slots = cells.rows_of[:, :cells.xp.shape[2]]
-            filled = ~np.isnan(cells.xp[:, 0, :])
+            slots = cells.rows_of[:, :cells.zp.shape[1]]
+            filled = cells.zp[:, :, -1] > -np.inf
             assert np.array_equal(filled, cells.alive.take(slots))
+            assert np.isfinite(cells.zp[:, :, :-1]).all()  # -inf * 0 never
             held = np.sort(slots[filled])
             assert np.array_equal(held, np.flatnonzero(cells.alive[:x.shape[0]]))
-            assert np.array_equal(cells.xp.transpose(0, 2, 1)[filled], x[slots[filled]])
+            zf = z[slots[filled]]
+            assert np.array_equal(cells.zp[filled], np.column_stack([-2.0 * zf, (zf * zf).sum(axis=1)]))
             # the three levels of balls count the remaining records of their leaves, and a level is open
             # exactly while one remains (sub-groups of up to _SUB leaves between groups and leaves)
             per_leaf = filled.sum(axis=1)
-            assert np.array_equal(cells.live, per_leaf)
+            assert np.array_equal(cells.live, per_leaf)  # (a list: remove() counts record by record)
             per_sub = np.r_[np.add.reduceat(per_leaf[:-1], np.flatnonzero(np.r_[True, np.diff(cells.sb_of) != 0])), 0]
             assert np.array_equal(cells.live3, per_sub)
             assert np.array_equal(cells.balls3[:, -1] > 0, per_sub > 0)
             assert np.array_equal(cells.balls[:, -1] > 0, per_leaf > 0)
-            assert (np.diff(cells.leaves_of3, axis=1)[cells.leaves_of3[:, 1:] < cells.live.size - 1] == 1).all()
+            assert (np.diff(cells.leaves_of3, axis=1)[cells.leaves_of3[:, 1:] < len(cells.live) - 1] == 1).all()
     assert cells.m < x.shape[0]  # the rebuild happened
 
 
 @pytest.mark.parametrize("kind", ["zero_inflated", "ties", "copies"])
-def test_block_distances_are_sdcmicros_single_precision_distances(kind):
+def test_real_distances_bracket_sdcmicros_single_precision_distances(kind):
+    """The table's real squared distances dr and the bracket farthest() uses around them:
+    max(s - e, 0)^2 (1 - eta) <= D <= (s + e)^2 (1 + eta), s = sqrt(dr), D sdcMicro's distance."""
     x = _shaped(6, 3000, kind)
     cells, z, w = _cells(x)
     cells.remove(np.arange(0, 3000, 7))
-    leaves = np.arange(cells.live.size)
-    q = x[11]
-    d = cells._dblk(leaves, q)
-    slots = cells.rows_of[:, :d.shape[1]]
-    filled = ~np.isnan(d)
-    assert d.dtype == np.float32
-    ref = mf._d32(x[slots[filled]], q, w)
-    assert np.array_equal(d[filled], ref)  # the same operations: the same bits
+    leaves = np.arange(len(cells.live))
+    for q in (11, 12, int(np.argmax(x[:, -1]))):
+        qz = z[q]
+        q2 = float(qz @ qz)
+        dr = cells._dreal(leaves, np.append(qz, 1.0), q2)
+        slots = cells.rows_of[:, :cells.zp.shape[1]].ravel()
+        filled = dr > -np.inf
+        assert np.array_equal(filled, cells.alive.take(slots))
+        d = mf._d32(x[slots[filled]], x[q], w).astype(float)
+        err = 4 * (qz.size + 8) * 2.0 ** -53 * (max(cells.cmax, cells.zmax) + np.sqrt(q2)) ** 2
+        e = np.sqrt(err) + 4 * cells.sig
+        s = np.sqrt(np.maximum(dr[filled], 0.0))
+        assert (d <= (s + e) ** 2 * (1 + cells.eta)).all()
+        assert (d >= np.maximum(s - e, 0.0) ** 2 * (1 - cells.eta)).all()
+        # the lower bound farthest() starts from is one
+        assert all(cells._lo(float(v), e) <= dv for v, dv in zip(dr[filled][:500], d[:500]))
 
 
 @pytest.mark.parametrize("kind", ["zero_inflated", "ties", "copies"])
