@@ -415,6 +415,6 @@ def _select(s, cols, args):
     native = s.relation()
     if s.table().kind == "duckdb":
         sub = native.select(*[f'"{c}"' for c in cols])
-    else:
-        sub = native.select(*cols)
+    else:  # (quoted: a dot in a name, e.g. R's "rb090.1", would be a struct's field)
+        sub = native.select(*["`" + c.replace("`", "``") + "`" for c in cols])
     return scan(sub, id=args.id)
