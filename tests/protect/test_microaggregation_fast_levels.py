@@ -1,13 +1,13 @@
 """The farthest-record query of MDAV's fast path (pysdc.core.microagg_fast) on its block tables.
 
-mdav_fast bounds the distances by balls around groups of leaves, sub-groups of neighbouring leaves and
-leaves of a k-d tree, brackets the distances of the leaves' records by their real squared distances from a
-table (leaf x slot x (-2 z, |z|^2), |z|^2 = -inf where no remaining record is; one product per query), evaluates
+mdav_fast bounds the distances by balls around groups of leaves, sub-groups of neighbouring leaves and leaves
+of a k-d tree, brackets the distances of the leaves' records by their real squared distances from a table
+(leaf x slot x (-2 z, |z|^2), |z|^2 = -inf where no remaining record is; one product per query), evaluates
 sdcMicro's single-precision distance only where the bracket cannot decide, and starts its bound from a hint
-(the records at the head of the list of records far from the centroid). Each piece is checked against a scan of every remaining record (sdcMicro's
-single-precision distance, the first record in record order among equal distances), and the whole against
-the plain rounds on data shaped to stress them: ties, zero-inflated columns, many copies of the same
-record, sizes on both sides of a tree rebuild and of the leaf width.
+(the records at the head of the list of records far from the centroid). Each piece is checked against a scan
+of every remaining record (sdcMicro's single-precision distance, the first record in record order among equal
+distances), and the whole against the plain rounds on data shaped to stress them: ties, zero-inflated columns,
+many copies of the same record, sizes on both sides of a tree rebuild and of the leaf width.
 """
 
 from __future__ import annotations
