@@ -82,3 +82,16 @@ def child_json(res) -> dict:
     """The JSON on the last line of a child's output; fails with its stderr when the child died."""
     assert res.returncode == 0, f"the child died (exit {res.returncode}): {res.stderr[-2000:]}"
     return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def usable_bridge():
+    """``(pysdc.r, "")`` when R, rpy2 and sdcMicro are usable, else ``(None, why)`` (the ``bridge`` fixture's check)."""
+    try:
+        from pysdc import r as bridge
+    except Exception as exc:  # noqa: BLE001
+        return None, f"the R bridge cannot be imported: {exc}"
+    try:
+        av = bridge.available()
+    except Exception as exc:  # noqa: BLE001
+        return None, f"the R bridge is not usable: {exc}"
+    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")

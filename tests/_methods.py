@@ -159,29 +159,6 @@ def check_stored_case(m, fn, case, root: Path, *, record: bool = True, ignore: t
     return caught
 
 
-def _bridge():
-    try:
-        from pysdc import r as bridge
-
-        av = bridge.available()
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge is not usable: {exc}"
-    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")
-
-
-def bridge_fixture():
-    """A module-scoped fixture giving pysdc.r (skips when R/rpy2/sdcMicro is not usable): ``bridge = bridge_fixture()``."""
-
-    @pytest.fixture(scope="module")
-    def bridge():
-        b, why = _bridge()
-        if b is None:
-            pytest.skip(why)
-        return b
-
-    return bridge
-
-
 def check_defaults_match_r_formals(bridge, m, *, check_bridge: bool = False) -> None:
     """The registry's R defaults of ``m`` are sdcMicro's formals() and the native function's defaults.
 

@@ -27,7 +27,7 @@ import subprocess
 
 import pytest
 
-from _live import CHROMIUM_NAMES, chromium_path, rscript_missing_reason
+from _live import CHROMIUM_NAMES, chromium_path, rscript_missing_reason, usable_bridge
 
 _R_HINT = "Debian: apt-get install r-base-core; then pip install 'pysdc-measures[r]' (rpy2)"
 _SDC_HINT = 'in R: install.packages("sdcMicro")'
@@ -176,6 +176,16 @@ def pytest_runtest_setup(item):
     why = missing_reason(item)
     if why is not None:
         pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def bridge():
+    """pysdc.r, the R bridge, for every test that asks for it; skips with the reason where R, rpy2 or sdcMicro is
+    not usable."""
+    b, why = usable_bridge()
+    if b is None:
+        pytest.skip(why)
+    return b
 
 
 @pytest.fixture(scope="session")

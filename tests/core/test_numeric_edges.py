@@ -118,18 +118,6 @@ def test_il1s_sound_value_is_the_rescaled_one():
     assert sound == pytest.approx(pysdc.d_utility(*_scaled(1.0), method="IL1s").value, rel=1e-12)
 
 
-@pytest.fixture(scope="module")
-def bridge():
-    try:
-        from pysdc import r as bridge
-        av = bridge.available()
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"the R bridge is not usable: {exc}")
-    if not av:
-        pytest.skip(f"R/rpy2/sdcMicro not available: {av.reason}")
-    return bridge
-
-
 @pytest.mark.live
 @pytest.mark.parametrize("s", [1e-160, 1e-165, 1e160])
 def test_il1s_out_of_range_is_sdcmicros_number(bridge, s):

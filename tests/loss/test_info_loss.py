@@ -16,8 +16,6 @@ import pysdc
 from pysdc import DegenerateResultWarning, InvalidParameterError
 from pysdc import parity as _parity
 
-from _methods import bridge_fixture
-
 ROOT = _parity.reference_dir()
 
 
@@ -134,9 +132,6 @@ def test_quantile_names_and_values_follow_r():
 
 # =============================================================================
 # live: the bridge runs sdcMicro's infoLoss on every stored case
-
-
-bridge = bridge_fixture()
 
 
 CASES = [c for c in _parity.load_corpus(ROOT, ["infoLoss"]) if "custom" not in c.tags]

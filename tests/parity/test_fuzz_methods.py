@@ -18,10 +18,6 @@ from pysdc.parity import load_divergences
 from pysdc.parity._fuzz_data import make_dataset
 from pysdc.parity._fuzz_methods import NOT_COMPARED, compared_methods, method_frame, method_variants, run_methods
 
-from _methods import bridge_fixture
-
-bridge = bridge_fixture()
-
 #: data sets whose every method call agrees with sdcMicro 5.8.0 (or is refused by both): seed -> what they cover
 LIVE_SEEDS = {3: "double and logical keys, households, 52 records",
               7: "ordered, double, text and two factor keys, 143 records",

@@ -16,18 +16,6 @@ ROOT = _parity.reference_dir()
 DIVERGENCES = _parity.load_divergences(ROOT)
 
 
-def _bridge():
-    try:
-        from pysdc import r as bridge
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge cannot be imported: {exc}"
-    try:
-        av = bridge.available()
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge is not usable: {exc}"
-    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")
-
-
 def _sample():
     cases = [c for c in _parity.load_corpus(ROOT) if "large" not in c.tags]
     out = []
@@ -41,14 +29,6 @@ SAMPLE = _sample()
 #: the cases pysdc runs natively too (a case tagged bridge-only is refused natively by design, with the pointer
 #: to the bridge: test_bridge_matches_stored_sdcmicro compares it with the stored output)
 SAMPLE_NATIVE = [c for c in SAMPLE if "bridge-only" not in c.tags]
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    b, why = _bridge()
-    if b is None:
-        pytest.skip(why)
-    return b
 
 
 @pytest.mark.live

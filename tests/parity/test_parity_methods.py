@@ -121,23 +121,6 @@ def test_committed_reports_cover_the_methods():
 # ---- live: the bridge (pysdc.r) on the same stored cases
 
 
-def _bridge():
-    try:
-        from pysdc import r as bridge
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge cannot be imported: {exc}"
-    av = bridge.available()
-    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    b, why = _bridge()
-    if b is None:
-        pytest.skip(why)
-    return b
-
-
 def _live_sample():
     out = []
     for m in STORED:

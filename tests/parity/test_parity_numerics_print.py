@@ -159,18 +159,6 @@ def test_the_command_selects_a_section_by_name(tmp_path, capsys):
 SECTION_CASES = [c for stem in STEMS for c in CASES[stem]]
 
 
-@pytest.fixture(scope="module")
-def bridge():
-    try:
-        from pysdc import r as b
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"the R bridge cannot be imported: {exc}")
-    av = b.available()
-    if not av:
-        pytest.skip(f"R/rpy2/sdcMicro not available: {av.reason}")
-    return b
-
-
 @pytest.mark.live
 @pytest.mark.parametrize("case", SECTION_CASES, ids=[c.id for c in SECTION_CASES])
 def test_section_live(case, bridge):

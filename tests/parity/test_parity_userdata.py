@@ -25,23 +25,6 @@ KEYS = ["db040", "rb090", "age", "pl030", "pb220a"]
 STORED = {c["id"]: c for c in json.loads((REF / "outputs" / "createSdcObj.json").read_text(encoding="utf-8"))["cases"]}
 
 
-def _bridge():
-    try:
-        from pysdc import r as bridge
-    except Exception as exc:  # noqa: BLE001
-        return None, f"the R bridge cannot be imported: {exc}"
-    av = bridge.available()
-    return (bridge, "") if av else (None, f"R/rpy2/sdcMicro not available: {av.reason}")
-
-
-@pytest.fixture(scope="module")
-def bridge():
-    b, why = _bridge()
-    if b is None:
-        pytest.skip(why)
-    return b
-
-
 # ------------------------------------------------------------------ everywhere
 
 

@@ -246,18 +246,6 @@ def test_r_sort_text_is_rs_sort(tmp_path, collation):
 # ------------------------------------------------------------------ live: sdcMicro through the bridge
 
 
-@pytest.fixture(scope="module")
-def bridge():
-    try:
-        from pysdc import r as bridge
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"the R bridge cannot be imported: {exc}")
-    av = bridge.available()
-    if not av:
-        pytest.skip(f"R/rpy2/sdcMicro not available: {av.reason}")
-    return bridge
-
-
 @pytest.mark.live
 @pytest.mark.parametrize("cid", ["createSdcObj:eusilc:5keys:rb090-levels-male-female",
                                  "createSdcObj:eusilc:5keys:w:hh:py010n"])

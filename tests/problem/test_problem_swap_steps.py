@@ -18,14 +18,10 @@ from pysdc.datasets import demo_path
 from pysdc.io import read_table
 from pysdc.problem._steps import STEP_METHODS
 
-from _methods import bridge_fixture
-
 KEYS = ["region", "urbrur", "sex", "age_group", "education"]
 NUMS = ["income", "expenditure", "savings"]
 SWAP = {"hierarchy": ["region"], "similar": ["hhsize"], "swaprate": 0.1, "risk_variables": ["urbrur", "sex"],
         "seed": 3}
-
-bridge = bridge_fixture()
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from pysdc.core.microagg_pppca import ppca_scores
 from pysdc.protect import microaggregation
 from pysdc.protect._microaggregation import NATIVE_METHODS, R_METHODS
 
-from _methods import bridge_fixture, case_params, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
+from _methods import case_params, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
 
 CASES = group_cases("microaggregation_clust")
 WARNED = [c for c in CASES if r_warnings(c) and not c.expects_error]
@@ -237,9 +237,6 @@ def test_live_dqrdc2_and_cov_mcd_against_r(seed, tmp_path):
         assert b.tolist() == best
         # R's final solve/var run through LAPACK and R's loops: equal to rounding (the subsets above are exact)
         np.testing.assert_allclose(np.r_[centre, cov.ravel()], ref, rtol=1e-12, atol=1e-14)
-
-
-bridge = bridge_fixture()
 
 
 test_live_bridge_parity = live_bridge_parity([c for c in CASES if "real" not in c.tags])

@@ -18,8 +18,6 @@ import pytest
 from pysdc.core import microagg
 from pysdc.protect import microaggregation
 
-from _methods import bridge_fixture
-
 
 def _tied(seed: int, n: int, p: int) -> np.ndarray:
     """Tie-heavy data: small integers, rounded normals, zero-inflated lognormals, runs of equal records."""
@@ -89,9 +87,6 @@ def test_fast_path_is_taken_from_fast_from(monkeypatch):
 
 # =============================================================================
 # live: sdcMicro on fresh tie-heavy data, the fast path forced
-
-
-bridge = bridge_fixture()
 
 
 @pytest.mark.live

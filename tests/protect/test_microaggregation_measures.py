@@ -24,7 +24,7 @@ from pysdc._errors import CoercionWarning, InvalidParameterError, RCallError
 from pysdc.core.microagg_stats import _psorted_middle, _select_one, aggregate, seg_cumsum
 from pysdc.protect import microaggregation
 
-from _methods import bridge_fixture, case_params, fresh_numeric, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
+from _methods import case_params, fresh_numeric, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
 
 CASES = group_cases("microaggregation_measures")
 #: the cases where sdcMicro warned, or ignores weights or a measure without a word: pysdc must warn
@@ -123,9 +123,6 @@ def test_one_huge_group_is_vectorised():
 
 # =============================================================================
 # live: the bridge runs sdcMicro on the same cases; fresh data
-
-
-bridge = bridge_fixture()
 
 
 test_live_bridge_parity = live_bridge_parity([c for c in CASES if "real" not in c.tags])

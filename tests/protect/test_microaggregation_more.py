@@ -20,7 +20,7 @@ from pysdc.core.microagg_pca import pca_scores
 from pysdc.core.microagg_stats import trimmed_means
 from pysdc.protect import microaggregation
 
-from _methods import bridge_fixture, fresh_numeric, group_cases, live_bridge_parity, r_warnings
+from _methods import fresh_numeric, group_cases, live_bridge_parity, r_warnings
 
 CASES = group_cases("microaggregation_more")
 
@@ -126,9 +126,6 @@ def test_rmd_refusals():
 
 # =============================================================================
 # live: the bridge runs sdcMicro on the same cases; fresh data
-
-
-bridge = bridge_fixture()
 
 
 test_live_bridge_parity = live_bridge_parity([c for c in CASES if "real" not in c.tags])

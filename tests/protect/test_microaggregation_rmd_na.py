@@ -23,10 +23,7 @@ from pysdc.core.microagg_rmd import _r_dist_to
 from pysdc.parity import reference_dir
 from pysdc.protect import microaggregation
 
-from _methods import bridge_fixture
-
 CASE = "microaggregation_more:ma31:rmd:na"
-bridge = bridge_fixture()
 
 
 def _stored():

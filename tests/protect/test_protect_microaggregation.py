@@ -22,7 +22,7 @@ from pysdc._registry._methods import method_by_r_name
 from pysdc.core.microagg import mdav
 from pysdc.protect import MicroaggregationResult, mafast, microaggregation
 
-from _methods import bridge_fixture, check_defaults_match_r_formals, check_stored_case, stored_cases
+from _methods import check_defaults_match_r_formals, check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
 FUNCS = ("microaggregation", "mafast")
@@ -132,9 +132,6 @@ def test_mdav_scales():
 
 # =============================================================================
 # live: the bridge runs sdcMicro on the same cases; R's defaults; fresh data
-
-
-bridge = bridge_fixture()
 
 
 @pytest.mark.live

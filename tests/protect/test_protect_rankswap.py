@@ -22,7 +22,7 @@ from pysdc._registry._methods import load_case_data
 from pysdc.core.rankswap import group_size, rank_range
 from pysdc.protect._rankswap import rank_swap
 
-from _methods import bridge_fixture, check_defaults_match_r_formals
+from _methods import check_defaults_match_r_formals
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
 
@@ -199,9 +199,6 @@ def test_bridge_refuses_an_empty_extreme_group_before_r(kw, n):
     with pytest.raises(InvalidParameterError, match="extreme"):
         pysdc.r.rank_swap(df, ["x"], seed=1, **kw)
     rank_swap(df, ["x"], seed=1, **kw)  # natively: nothing grouped
-
-
-bridge = bridge_fixture()
 
 
 @pytest.mark.live

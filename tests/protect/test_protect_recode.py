@@ -21,7 +21,7 @@ from pysdc._registry._methods import METHODS, method_by_r_name
 from pysdc.protect import global_recode, group_and_rename, mv_top_coding, top_bot_coding
 from pysdc.protect._recode import cut_labels
 
-from _methods import bridge_fixture, check_defaults_match_r_formals, check_stored_case, stored_cases
+from _methods import check_defaults_match_r_formals, check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
 #: this file's family; the other families of the registry have their own test files
@@ -146,9 +146,6 @@ def test_global_recode_is_vectorised_at_scale():
 
 # =============================================================================
 # live: the bridge runs sdcMicro on the same cases; R's defaults
-
-
-bridge = bridge_fixture()
 
 
 @pytest.mark.live

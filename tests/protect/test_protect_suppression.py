@@ -21,7 +21,7 @@ from pysdc.core import suppress
 from pysdc.core.freq import freq_core
 from pysdc.protect import LocalSuppressionResult, local_supp, local_suppression
 
-from _methods import bridge_fixture, check_defaults_match_r_formals, check_stored_case, stored_cases
+from _methods import check_defaults_match_r_formals, check_stored_case, stored_cases
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
 FUNCS = ("localSuppression", "localSupp")
@@ -162,9 +162,6 @@ def test_refusals():
 
 # =============================================================================
 # live: the bridge runs sdcMicro on the same cases; R's defaults; fresh data
-
-
-bridge = bridge_fixture()
 
 
 @pytest.mark.live

@@ -25,7 +25,7 @@ from pysdc._registry._methods_swap import compare_record_swap, run_record_swap, 
 from pysdc.core.swap import household_counts
 from pysdc.protect import record_swap
 
-from _methods import bridge_fixture, check_defaults_match_r_formals
+from _methods import check_defaults_match_r_formals
 
 ROOT = Path(_parity.reference_dir())
 with open(ROOT / "outputs" / "recordSwap.json") as _fh:
@@ -158,9 +158,6 @@ def test_refusals():
 
 # =============================================================================
 # live
-
-
-bridge = bridge_fixture()
 
 
 @pytest.mark.live

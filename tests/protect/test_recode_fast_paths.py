@@ -24,8 +24,6 @@ import pytest
 from pysdc._errors import CoercionWarning, InvalidParameterError
 from pysdc.protect import _recode, global_recode
 
-from _methods import bridge_fixture
-
 
 def _cut_by_definition(x, b, include_lowest):
     """R's cut codes written out: the i with b[i] < x <= b[i + 1] (x == b[0] too with include_lowest), else -1."""
@@ -249,9 +247,6 @@ def test_band_select_narrowing_equals_partition(size):
 
 # =============================================================================
 # live: the awkward column through sdcMicro
-
-
-bridge = bridge_fixture()
 
 
 @pytest.mark.live

@@ -25,7 +25,7 @@ from pysdc.core.rrandom import RRandom
 from pysdc.core.shuffle import _solve
 from pysdc.protect import shuffle
 
-from _methods import bridge_fixture, case_params, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
+from _methods import case_params, group_cases, live_bridge_parity, r_warnings, run_recording_warnings
 
 ROOT = Path(__file__).resolve().parents[2] / "r_reference"
 CASES = group_cases("shuffle_more")
@@ -95,9 +95,6 @@ def test_generator_and_case_list_are_stored():
 
 # =============================================================================
 # live: the bridge on the same cases (those pysdc refuses natively included)
-
-
-bridge = bridge_fixture()
 
 
 test_live_bridge_parity = live_bridge_parity(CASES, expect_warned=False)
