@@ -411,10 +411,6 @@ def _count(s) -> int:
 
 
 def _select(s, cols, args):
-
-    native = s.relation()
-    if s.table().kind == "duckdb":
-        sub = native.select(*[f'"{c}"' for c in cols])
-    else:  # (quoted: a dot in a name, e.g. R's "rb090.1", would be a struct's field)
-        sub = native.select(*["`" + c.replace("`", "``") + "`" for c in cols])
-    return scan(sub, id=args.id)
+    # each name quoted by its engine (on Spark a dot, as in R's "rb090.1", would be a struct's field)
+    q = s.table().q
+    return scan(s.relation().select(*[q(c) for c in cols]), id=args.id)
