@@ -38,7 +38,7 @@ from ..protect._microaggregation import _strata
 from ..protect._shuffle import _column, _split_formula
 from . import _session
 
-__all__ = ["check_covmcd", "covmcd_inputs", "check_shuffle"]
+__all__ = ["check_covmcd", "covmcd_inputs", "check_shuffle", "shuffle_variables"]
 
 #: covMcd's default nmini: only fewer than 2 * nmini complete records can take the corrupting branch
 _NMINI = 300
@@ -130,13 +130,18 @@ def check_covmcd(python: str, values: dict) -> None:
                 return
 
 
+def shuffle_variables(form: str):
+    """The responses, the predictors' terms and every variable (in order, once) of shuffle's formula text."""
+    responses, rhs = _split_formula(form)
+    terms = parse_formula("~ " + rhs)
+    return responses, terms, list(dict.fromkeys(responses + [v for t in terms.terms for v in t]))
+
+
 def _shuffle_data(values: dict, rr: RRandom):
     """sdcMicro's shuffle inputs: (responses, their names, predictors, their names), the missing values imputed
     from ``rr`` (advanced as R's ``sample`` advances R's stream) as sdcMicro does first."""
     data = values["data"]
-    responses, rhs = _split_formula(values["form"])
-    terms = parse_formula("~ " + rhs)
-    used = list(dict.fromkeys(responses + [v for t in terms.terms for v in t]))
+    responses, terms, used = shuffle_variables(values["form"])
     work = {}
     for c in data.columns:  # every column of data, in order, as sdcMicro
         na = data[c].isna().to_numpy()

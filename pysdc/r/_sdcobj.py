@@ -20,7 +20,7 @@ from ..io import as_frame
 from ..problem import SdcProblem, _validate
 from ..problem._steps import protected_problem
 from . import _session
-from ._mcd_guard import check_covmcd
+from ._mcd_guard import check_covmcd, shuffle_variables
 from ._methods import record_swap_step
 from ._objects import RObject
 
@@ -393,9 +393,7 @@ class SdcObj:
             try:
                 form = " ".join(str(t).strip() for t in np.atleast_1d(
                     _session.call("deparse", (kwargs["form"],), {}, package="base")))
-                lhs, _, rhs = form.partition("~")
-                used = [t.strip() for t in (lhs + "+" + rhs).replace("*", "+").replace(":", "+").split("+")
-                        if t.strip()]
+                used = shuffle_variables(form)[2]
                 parts = [self.manip_num_vars, self.manip_key_vars,  # sdcMicro's cbind, then the form's variables
                          None if self.strata is None else self.orig_data[[self.strata]], self.manip_pram_vars]
                 data = pd.concat([f for f in parts if isinstance(f, pd.DataFrame) and len(f.columns)], axis=1)
