@@ -1,64 +1,202 @@
-"""Kernel of rank swapping (issue 28, family 4), after sdcMicro 5.8.0's ``rankSwap`` and Moore (1996).
+"""Kernel of rank swapping (issue 28, family 4): sdcMicro 5.8.0's ``rankSwap`` number for number.
 
-sdcMicro's C++ draws from its own generator seeded by its ``seed`` argument, which pysdc does not reproduce:
-the records swapped differ for the same seed (a listed divergence, ``r_reference/divergences.json``). What is
-sdcMicro's, as observed (pinned by ``r_reference/outputs/rankSwap.json`` and tested on both outputs):
+What sdcMicro's C++ does, as observed (``r_reference/outputs/rankSwap.json`` and the live tests of
+``tests/protect/test_rankswap_exact.py`` compare every value); written here in pysdc's own terms:
 
-- per variable, about ``n * BottomPercent / 100`` smallest values are all replaced by their mean, as many of
-  the largest likewise (sdcMicro: that number or one less, e.g. 4 of 100 at 5 percent but 4 of 200 at 2
-  percent, 3 of 100 at 3 percent; pysdc: ``floor(n p / 100)``, ties in record order);
-- the other values are permuted among themselves so that no value moves by more than ``L`` ranks; without
-  ``P``, sdcMicro's default ``R0 = 0.95`` gives about ``L = n sqrt(1 - R0) / 4`` (observed maximum
-  displacements 24, 54, 110 of 1000 records for R0 = 0.99, 0.95, 0.8, but 12 and 25 of 200 where L is 11.2
-  and 22.4); with ``P`` (percent, as documented) ``L = P n / 100`` (sdcMicro 5.8.0 reads P as a fraction:
-  P = 0.5 moved values up to 499 of 1000 ranks, P >= 1 anywhere). ``BottomPercent = 0`` aborts R in sdcMicro
-  5.8.0; pysdc then replaces nothing.
+1. One generator for the whole call (:class:`pysdc.core.tausworthe.Taus88`, seeded by ``seed``); its state
+   runs on from one variable to the next.
+2. Per variable, the non-missing records are ordered from the largest value to the smallest, equal values in
+   decreasing record order. The first ``top`` of them and the last ``bottom`` are replaced by the mean of
+   their group (sums from the largest value down, in double precision), where ``top`` (``bottom``) is
+   ``trunc(n * (percent * 0.01))`` in single precision (so 4 of 100 records at 5 percent). The top group is
+   coded first; when the groups overlap the bottom mean is taken over values already coded.
+3. The other records (the middle) are ordered from the largest value to the smallest, equal values in
+   increasing record order. With ``R0`` the window is ``Q = sqrt(2 var (1 - R0)) / |b - t|`` where ``var`` is
+   the middle values' variance (mean of squares minus squared mean, double, then single precision), the
+   square root is taken in single precision, ``t`` is the smallest value of the top group (the largest value
+   when it is empty) and ``b`` the largest of the bottom group (the smallest value when it is empty); ``Q`` is
+   0 when ``b = t``. With ``P`` (sdcMicro's fraction) ``Q = P`` in single precision.
+4. For each middle position ``j`` (0-based, in that order) not yet swapped, the candidates are the positions
+   ``k`` with ``j < k < min(m, trunc(j + m Q))`` (single precision) not yet swapped; if there are ``c > 0``,
+   one draw ``u`` picks the candidate number ``trunc(u c)`` (single precision) and the two values trade places.
 
-pysdc's permutation: the middle ranks are cut into consecutive blocks of ``floor(L) + 1`` ranks (a random
-offset) and each block is permuted at random, so every value moves by at most ``floor(L)`` ranks. Vectorised.
+Where sdcMicro has no defined result, pysdc's differs and says so (:func:`rank_swap_matrix`'s ``undefined``):
+an extreme group that is empty while the other is not (sdcMicro's hash sort then indexes outside its table; R
+aborted in the cases observed), and a draw of exactly 1.0 (probability 2**-25 per swap; sdcMicro then reads
+the candidate list one past its end, pysdc takes the last candidate).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-__all__ = ["group_size", "rank_range", "rank_swap_column"]
+from .tausworthe import Taus88
+
+__all__ = ["extreme_count", "rank_swap_matrix", "swap_window"]
+
+_F32 = np.float32
+_INT_MIN = -(2 ** 31)  # what x86's float-to-int conversion gives for NaN and out-of-range values
 
 
-def group_size(n: int, percent: float) -> int:
-    """The number of extreme values replaced by their mean: ``floor(n percent / 100)``."""
-    return max(int(math.floor(n * percent / 100.0 + 1e-9)), 0)
+def extreme_count(n: int, percent: float) -> int:
+    """sdcMicro's size of an extreme group: ``trunc(n * clamp(percent * 0.01, 0, 1))`` in single precision."""
+    ratio = min(max(_F32(percent) * _F32(0.01), _F32(0.0)), _F32(1.0))
+    return int(_F32(n) * ratio)
 
 
-def rank_range(n: int, p: float | None, r0: float | None) -> int:
-    """The largest rank displacement: ``P n / 100`` with P, else ``n sqrt(1 - R0) / 4`` (R0 default 0.95)."""
+def swap_window(middle: np.ndarray, top_value: float, bottom_value: float, p: float | None,
+                r0: float | None) -> np.float32:
+    """``Q`` of step 3 (single precision; NaN when rounding makes the variance negative)."""
     if p is not None:
-        return int(math.floor(p * n / 100.0))
-    r0 = 0.95 if r0 is None else r0
-    return int(math.floor(n * math.sqrt(max(1.0 - r0, 0.0)) / 4.0))
+        return _F32(p)
+    m = middle.size
+    if m:
+        s, ss = np.cumsum(middle)[-1], np.cumsum(middle * middle)[-1]  # sequential sums, as sdcMicro
+        mean = s / m
+        var = _F32(ss / m - mean * mean)
+    else:
+        var = _F32(0.0)
+    delta = abs(bottom_value - top_value)
+    if not delta:
+        return _F32(0.0)
+    with np.errstate(invalid="ignore"):
+        root = np.sqrt(_F32(2.0) * var * (_F32(1.0) - _F32(r0)))
+    return _F32(np.float64(root) / delta)
 
 
-def rank_swap_column(x: np.ndarray, top: float, bottom: float, width: int, rng: np.random.Generator) -> np.ndarray:
-    """One variable (no missing values): extremes by their means, the rest permuted within ``width`` ranks."""
-    n = x.size
-    out = x.astype(np.float64).copy()
-    if n == 0:
-        return out
-    order = np.argsort(x, kind="stable")
-    gb, gt = group_size(n, bottom), group_size(n, top)
-    if gb + gt > n:
-        gb, gt = min(gb, n), max(n - min(gb, n), 0)
-    if gb:
-        out[order[:gb]] = np.mean(x[order[:gb]])
-    if gt:
-        out[order[n - gt:]] = np.mean(x[order[n - gt:]])
-    mid = order[gb:n - gt]
-    m = mid.size
-    if m > 1 and width > 0:
-        size = width + 1
-        block = (np.arange(m) + int(rng.integers(0, size))) // size
-        perm = np.lexsort((rng.random(m), block))  # a random order within each block
-        out[mid] = x[mid[perm]]
-    return out
+def _limits(m: int, q: np.float32) -> np.ndarray:
+    """``min(m, trunc(j + m Q))`` for every ``j`` (single precision; x86's INT_MIN for NaN or overflow)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = np.arange(m, dtype=np.float64).astype(_F32) + _F32(_F32(m) * q)
+        r64 = r.astype(np.float64)
+        bad = ~np.isfinite(r64) | (r64 >= 2.0 ** 31) | (r64 <= -(2.0 ** 31) - 1)
+        out = np.where(bad, _INT_MIN, np.trunc(np.where(bad, 0.0, r64))).astype(np.int64)
+    return np.minimum(out, m)
+
+
+def _index(u: float, c: int) -> int:
+    """``trunc(u c)`` in single precision; u c is exact in double, only a rounding up to the next integer needs
+    the single-precision product."""
+    v = u * c
+    k = int(v)
+    if (k + 1 - v) * 16777216.0 <= k + 1:
+        k = int(_F32(v))
+    return k
+
+
+def _partners(limits: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Step 4: the partner of every middle position (itself when unswapped), the draws used, and how many were
+    exactly 1.0.
+
+    The choice is sequential (each pick depends on the earlier ones), so this loops over positions: O(log m)
+    pure-Python work per swap. A Fenwick tree over the positions holds 1 for a position still free ahead; the
+    taken positions ahead of ``j`` all lie inside ``j``'s window (the window's end never decreases), so the
+    number of candidates is the window's length minus their count, and candidate number ``k`` is found by one
+    descent of the tree. Processed positions are never cleared from the tree; ``passed`` counts them.
+    """
+    m = limits.size
+    partner = np.arange(m, dtype=np.int64)
+    if m < 2:
+        return partner, 0, 0
+    tree = [0] + [i & -i for i in range(1, m + 1)]  # all ones
+    top_bit = 1 << (m.bit_length() - 1)
+    taken = bytearray(m)
+    lim = limits.tolist()
+    u_all = draws.tolist()
+    pairs_j, pairs_p = [], []
+    ahead = passed = used = ones = 0
+    for j in range(m):
+        if taken[j]:
+            ahead -= 1
+            continue
+        passed += 1
+        c = lim[j] - j - 1 - ahead
+        if c <= 0:
+            continue
+        u = u_all[used]
+        used += 1
+        k = _index(u, c)
+        if k >= c:  # u == 1.0: sdcMicro reads past its candidate list
+            ones += 1
+            k = c - 1
+        target = passed + k + 1
+        pos, step = 0, top_bit
+        while step:
+            nxt = pos + step
+            if nxt <= m and tree[nxt] < target:
+                pos = nxt
+                target -= tree[nxt]
+            step >>= 1
+        taken[pos] = 1
+        ahead += 1
+        i = pos + 1
+        while i <= m:
+            tree[i] -= 1
+            i += i & -i
+        pairs_j.append(j)
+        pairs_p.append(pos)
+    if pairs_j:
+        a, b = np.array(pairs_j), np.array(pairs_p)
+        partner[a], partner[b] = b, a
+    return partner, used, ones
+
+
+def rank_swap_matrix(x: np.ndarray, top: float, bottom: float, p: float | None, r0: float | None,
+                     seed: int) -> tuple[np.ndarray, list[tuple[int, str]]]:
+    """sdcMicro's ``rankSwap`` on the columns of ``x`` (float64, NaN missing): the swapped copy and the undefined
+    cases met, as (column, what) (empty when the result is sdcMicro's).
+
+    ``p`` is sdcMicro's ``P`` (a fraction of the records); without it ``r0`` (sdcMicro's default 0.95).
+    Missing are NaN and, as in sdcMicro's R code, any value equal to the smallest value of ``x`` minus one
+    (only possible beyond 2**53); when ``x`` has NaN an output equal to that value becomes NaN.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    out = x.copy()
+    n, nvar = x.shape
+    undefined: list[tuple[int, str]] = []
+    nan = np.isnan(x)
+    if n == 0 or nan.all():
+        return out, undefined
+    sentinel = np.nanmin(x) - 1.0
+    missing = nan | (x == sentinel)
+    if p is None and r0 is None:
+        r0 = 0.95
+    gen = Taus88(seed)
+    rec_all = np.arange(n)
+    for col in range(nvar):
+        ok = ~missing[:, col]
+        rec = rec_all[ok]
+        vals = x[ok, col]
+        nn = vals.size
+        if nn == 0:
+            continue
+        first = np.lexsort((-rec, -vals))  # largest first, equal values in decreasing record order
+        v, r = vals[first].copy(), rec[first]
+        ntop, nbot = extreme_count(nn, top), extreme_count(nn, bottom)
+        if (ntop == 0) != (nbot == 0):
+            undefined.append((col, f"one extreme group empty ({ntop} top, {nbot} bottom values)"))
+        start_bottom = nn - nbot
+        top_value = v[ntop - 1] if ntop else v[0]
+        if ntop:
+            v[:ntop] = np.cumsum(v[:ntop])[-1] / ntop
+        bottom_value = v[start_bottom] if nbot else v[start_bottom - 1]
+        if nbot:
+            total = np.cumsum(v[start_bottom:])[-1]
+            v[start_bottom:] = total / nbot if total else 0.0
+        mid = np.arange(ntop, max(start_bottom, ntop))
+        # the middle: largest first, equal values in increasing record order (the reverse of the first order)
+        mid = mid[np.lexsort((-mid, -v[mid]))]
+        middle = v[mid]
+        q = swap_window(middle, float(top_value), float(bottom_value), p, r0)
+        limits = _limits(mid.size, q)
+        draws = gen.floats(mid.size // 2 + 1)
+        partner, used, ones = _partners(limits, draws)
+        gen.advance(used)
+        if ones:
+            undefined.append((col, f"{ones} draw(s) of exactly 1.0"))
+        v[mid] = middle[partner]
+        res = out[:, col]
+        res[r] = v
+    if nan.any():
+        out[out == sentinel] = np.nan
+    return out, undefined
