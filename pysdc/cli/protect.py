@@ -30,13 +30,22 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
 from .._paths import schema_path
 from .._validation import Columns, Frame
-from ..io import atomic_output, check_output, read_header, refuse_overwriting_inputs, write_table
+from ..io import (
+    Codebook,
+    atomic_output,
+    check_output,
+    read_codebook,
+    read_header,
+    recoded_key_labels,
+    refuse_overwriting_inputs,
+    write_labelled,
+    write_table,
+)
 from ..problem import SdcProblem, write_report
 from ..problem._steps import STEP_METHODS, bind_step
 from ._common import (
@@ -270,84 +279,22 @@ def read_recipe(path: str) -> Recipe:
 # writing the protected file
 
 
-def codebook(path: str) -> tuple[dict, dict]:
-    """An SPSS or Stata file's value labels ``{column: {label: value}}`` and SPSS's user-missing ranges
-    (empty for other files): the codes a protected SPSS file keeps."""
-    name = path.lower()
-    if not name.endswith((".sav", ".zsav", ".dta")):
-        return {}, {}
-    import pyreadstat
-
-    reader = pyreadstat.read_dta if name.endswith(".dta") else pyreadstat.read_sav
-    _, meta = reader(path, metadataonly=True, **({} if name.endswith(".dta") else {"user_missing": True}))
-    books = {}
-    for col, value_labels in (meta.variable_value_labels or {}).items():
-        by_label = {str(label): value for value, label in value_labels.items()}
-        if len(by_label) == len(value_labels):  # a label given to two values: no one code for it
-            books[col] = by_label
-    return books, dict(getattr(meta, "missing_ranges", None) or {})
-
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return float("nan")
-
-
-def _coded(df: pd.DataFrame, codes: tuple[dict, dict], start: int) -> tuple[pd.DataFrame, dict, dict, bool]:
-    """The categoricals of ``df`` as numbers with value labels: the input's codes (``codes``, from
-    :func:`codebook`) where every level is one of its labels or unlabelled values (haven's as_factor shows
-    those as their number), else ``start``, ``start + 1``, ... in level order. Also the user-missing ranges
-    kept and whether any column kept its codes."""
-    books, missing = codes
-    labels, frame, kept, any_coded = {}, df.copy(), {}, False
-    for c in df.columns:
-        if isinstance(df[c].dtype, pd.CategoricalDtype):
-            cats = [str(v) for v in df[c].cat.categories]
-            book = books.get(str(c), {})
-            values = [float(book[v]) if v in book else _number(v) for v in cats] if book else []
-            coded = bool(book) and bool(cats) and not np.isnan(values).any() and len(set(values)) == len(cats)
-            if not coded:
-                values = [float(i + start) for i in range(len(cats))]
-            pos = df[c].cat.codes.to_numpy()
-            frame[c] = np.where(pos >= 0, np.asarray(values + [np.nan])[pos], np.nan)
-            labels[c] = dict(zip(values, cats))
-            any_coded = any_coded or coded
-            if coded and str(c) in missing:
-                kept[c] = missing[str(c)]
-    return frame, labels, kept, any_coded
-
-
-def write_protected(df: pd.DataFrame, path: str, codes: tuple[dict, dict] = ({}, {})) -> None:
+def write_protected(df: pd.DataFrame, path: str, codebook: Codebook | None = None, recoded: dict | None = None) -> None:
     """``df`` to ``path`` by its extension, complete or not at all (a temporary file beside it, then renamed).
 
-    A ``.sav`` or ``.dta`` keeps the input's codes (``codes``, from :func:`codebook`) for a categorical whose
-    every level is a label or an unlabelled value of the input, and SPSS's user-missing ranges; other
-    categoricals are coded 1..k (SPSS) or 0..k-1 (Stata, as pandas writes them)."""
+    A ``.sav`` or ``.dta`` keeps the input's codebook (``codebook``, :func:`pysdc.io.read_codebook`): the codes of
+    its labels, new categories above them, variable labels, SPSS user-missing ranges; ``recoded``: the interval
+    labels of numeric key variables holding globalRecode's codes (see :mod:`pysdc.io._labelled_write`)."""
     name = path.lower()
     if name.endswith((".csv", ".csv.gz")):
         write_table(df, path)  # with its schema sidecar: the categories and types kept
-        return
-    with atomic_output(path) as tmp:
-        if name.endswith((".parquet", ".pq")):
+    elif name.endswith((".sav", ".dta")):
+        write_labelled(df, path, codebook, recoded)
+    elif name.endswith((".parquet", ".pq")):
+        with atomic_output(path) as tmp:
             df.to_parquet(tmp, index=False)
-        elif name.endswith(".dta"):
-            frame, labels, _, coded = _coded(df, codes, 0)
-            if coded and all(float(v).is_integer() for lab in labels.values() for v in lab):
-                import pyreadstat
-
-                pyreadstat.write_dta(frame, str(tmp), variable_value_labels={
-                    c: {int(v): text for v, text in lab.items()} for c, lab in labels.items()})
-            else:
-                df.to_stata(tmp, write_index=False, version=118)  # categoricals as value labels
-        elif name.endswith(".sav"):
-            import pyreadstat
-
-            frame, labels, kept, _ = _coded(df, codes, 1)
-            pyreadstat.write_sav(frame, str(tmp), variable_value_labels=labels, missing_ranges=kept or None)
-        else:  # pragma: no cover - checked before any work
-            raise InvalidParameterError(f"--output {path!r}: unknown format.")
+    else:  # pragma: no cover - checked before any work
+        raise InvalidParameterError(f"--output {path!r}: unknown format.")
 
 
 # =============================================================================
@@ -413,8 +360,9 @@ def run(args, out) -> int:
             raise InvalidParameterError(f"recipe: step {i} ({name}): {exc}") from None
     before = ws.run("risk (original)", problem.risk, data="original", suda=False).to_dict(top=0)
     after = ws.run("risk (protected)", problem.risk, suda=False).to_dict(top=0)
-    write_protected(problem.manip_data, args.output,
-                    codebook(args.data) if args.output.lower().endswith((".sav", ".dta")) else ({}, {}))
+    labelled = args.output.lower().endswith((".sav", ".dta"))
+    write_protected(problem.manip_data, args.output, read_codebook(args.data) if labelled else None,
+                    recoded_key_labels(problem.manip_data, problem.manip_key_vars) if labelled else None)
     if args.report:
         ws.run("report", write_report, problem, None, args.report, plots=not args.no_plots,
                source={"original": args.data, "masked": args.output})

@@ -4,7 +4,8 @@ safely; Polars and Arrow tables as pandas.
 The modules, by concern: ``_read`` (:func:`read_table`, :func:`read_header`: the format of a file and the CSV
 reader), ``_dialect`` (separator, decimal mark, encoding: :func:`csv_dialect`), ``_values`` (values as text
 and back, R's type inference), ``_schema`` (the schema sidecar), ``_labelled`` (SPSS and Stata value
-labels), ``_csv_write`` (:func:`write_table`), ``_write`` (outputs never over an input, complete or not at
+labels), ``_labelled_write`` (SPSS and Stata outputs keeping the input's codebook: :func:`write_labelled`),
+``_csv_write`` (:func:`write_table`), ``_write`` (outputs never over an input, complete or not at
 all: :func:`atomic_output`), ``_interchange`` (Polars / Arrow tables: :func:`to_pandas`).
 
 pysdc's typed-table format: a CSV file plus a JSON schema sidecar.
@@ -110,6 +111,7 @@ from .._paths import schema_path
 from ._csv_write import write_table
 from ._dialect import DIALECT_DEFAULTS, csv_dialect, resolve_dialect, separator_hint
 from ._interchange import as_frame, interchange_kind, is_interchange, to_pandas
+from ._labelled_write import Codebook, read_codebook, recoded_key_labels, write_labelled
 from ._read import PROGRESS_MIN_BYTES, read_header, read_table, warn_repeated_names
 from ._schema import SCHEMA_FORMAT, effective_entry, read_schema, table_schema
 from ._values import BLANK_CHARS, FALSE_TEXTS, INFER_LOGICAL_TEXTS, TRUE_TEXTS, check_dtype_fits, warn_big_integers
@@ -127,6 +129,8 @@ __all__ = [
     # outputs
     "check_output", "refuse_overwriting_inputs", "atomic_output", "write_bytes", "write_text",
     "sigterm_as_exception", "Terminated",
+    # SPSS / Stata outputs keeping the input's codebook
+    "Codebook", "read_codebook", "recoded_key_labels", "write_labelled",
     # Polars / Arrow tables
     "interchange_kind", "is_interchange", "to_pandas", "as_frame",
 ]
