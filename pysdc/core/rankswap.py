@@ -74,32 +74,27 @@ def _limits(m: int, q: np.float32) -> np.ndarray:
     return np.minimum(out, m)
 
 
-def _index(u: float, c: int) -> int:
-    """``trunc(u c)`` in single precision; u c is exact in double, only a rounding up to the next integer needs
-    the single-precision product."""
-    v = u * c
-    k = int(v)
-    if (k + 1 - v) * 16777216.0 <= k + 1:
-        k = int(_F32(v))
-    return k
-
-
 def _partners(limits: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, int, int]:
     """Step 4: the partner of every middle position (itself when unswapped), the draws used, and how many were
     exactly 1.0.
 
     The choice is sequential (each pick depends on the earlier ones), so this loops over positions: O(log m)
-    pure-Python work per swap. A Fenwick tree over the positions holds 1 for a position still free ahead; the
-    taken positions ahead of ``j`` all lie inside ``j``'s window (the window's end never decreases), so the
-    number of candidates is the window's length minus their count, and candidate number ``k`` is found by one
-    descent of the tree. Processed positions are never cleared from the tree; ``passed`` counts them.
+    pure-Python work per swap. A Fenwick tree (padded to a power of two) holds 1 for every position not taken
+    as a partner; processed positions are never cleared, ``passed`` counts them. The taken positions ahead of
+    ``j`` all lie inside ``j``'s window (the window's end never decreases), so the number of candidates is the
+    window's length minus their count (``ahead``), and candidate number ``k`` is the ``passed + k + 1``-th
+    position still set: one descent of the tree, which also clears it (the nodes covering the position found
+    are exactly those the descent does not step over).
     """
     m = limits.size
     partner = np.arange(m, dtype=np.int64)
     if m < 2:
         return partner, 0, 0
-    tree = [0] + [i & -i for i in range(1, m + 1)]  # all ones
-    top_bit = 1 << (m.bit_length() - 1)
+    size = 1 << m.bit_length()  # > m
+    node = np.arange(size, dtype=np.int64)
+    low = node & -node
+    tree = np.clip(np.minimum(node, m) - (node - low), 0, None).tolist()  # ones on positions 1..m
+    half = size >> 1
     taken = bytearray(m)
     lim = limits.tolist()
     u_all = draws.tolist()
@@ -115,24 +110,28 @@ def _partners(limits: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, int, i
             continue
         u = u_all[used]
         used += 1
-        k = _index(u, c)
-        if k >= c:  # u == 1.0: sdcMicro reads past its candidate list
+        # trunc(u c) in single precision: u c is exact in double; only a product within a single-precision
+        # rounding of the next integer needs the rounded product
+        v = u * c
+        k = int(v)
+        if (k + 1 - v) * 16777216.0 <= k + 1:
+            k = int(_F32(v))
+        if k >= c:  # u == 1.0: sdcMicro reads one past its candidate list
             ones += 1
             k = c - 1
         target = passed + k + 1
-        pos, step = 0, top_bit
+        pos, step = 0, half
         while step:
             nxt = pos + step
-            if nxt <= m and tree[nxt] < target:
+            t = tree[nxt]
+            if t < target:
                 pos = nxt
-                target -= tree[nxt]
+                target -= t
+            else:
+                tree[nxt] = t - 1
             step >>= 1
         taken[pos] = 1
         ahead += 1
-        i = pos + 1
-        while i <= m:
-            tree[i] -= 1
-            i += i & -i
         pairs_j.append(j)
         pairs_p.append(pos)
     if pairs_j:
