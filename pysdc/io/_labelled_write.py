@@ -23,19 +23,22 @@ What a statistician's codebook expects, decided against what sdcMicro + haven gi
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .._errors import InvalidParameterError
+from .._errors import InvalidParameterError, PysdcWarning
 from ._write import atomic_output
 
 __all__ = ["Codebook", "read_codebook", "labelled_codes", "recoded_key_labels", "write_labelled"]
 
 #: Stata's value labels take integers in this range (larger ones are its missing values)
 _STATA_MAX = 2_147_483_620
+#: the longest variable label Stata keeps (pandas refuses longer ones)
+_STATA_LABEL = 80
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,12 @@ def write_labelled(df: pd.DataFrame, path, codebook: Codebook | None = None, rec
     stata = target.name.lower().endswith(".dta")
     frame, labels, kept = _frame(df, book, recoded or {}, stata)
     var_labels = {str(c): book.variable_labels[str(c)] for c in df.columns if str(c) in book.variable_labels}
+    if stata:
+        long = sorted(c for c, t in var_labels.items() if len(t) > _STATA_LABEL)
+        if long:
+            warnings.warn(f"{target.name}: Stata keeps variable labels of {_STATA_LABEL} characters; the labels of "
+                          f"{long[:10]}{' ...' if len(long) > 10 else ''} are cut there.", PysdcWarning, stacklevel=2)
+            var_labels = {c: t[:_STATA_LABEL] for c, t in var_labels.items()}
     with atomic_output(target) as tmp:
         if stata:  # pandas writes Stata (no optional dependency), value labels on numeric columns included
             frame.to_stata(tmp, write_index=False, version=118,

@@ -172,6 +172,34 @@ def test_a_csv_category_is_coded_1_to_k_in_stata_as_haven_writes_a_factor(tmp_pa
     assert got["sex"].tolist() == [2.0, 1.0, 2.0, 1.0]
 
 
+def test_top_bot_coding_on_a_labelled_numeric_changes_nothing_and_keeps_its_codes(tmp_path, capsys):
+    # hours: numbers with one label (99 = refused, user-missing) read as a factor, as readMicrodata does; sdcMicro's
+    # topBotCoding on that key compares a factor ('>' not meaningful for factors) and changes nothing (pysdc warns)
+    frame = pd.DataFrame({"hours": [10.0, 20, 40, 40, 99, 60, 35, 40] * 3, "income": np.arange(24.0)})
+    data = tmp_path / "h.sav"
+    pyreadstat.write_sav(frame, str(data), variable_value_labels={"hours": {99.0: "refused"}},
+                         missing_ranges={"hours": [99.0]}, column_labels={"hours": "Hours"})
+    steps = [{"method": "topBotCoding", "column": "hours", "value": 35, "replacement": 35, "kind": "top"}]
+    got, meta, labels = protect(capsys, data, tmp_path / "out.sav", steps, "hours")
+    kept = frame["hours"] != 99
+    assert (got.loc[kept, "hours"] == frame.loc[kept, "hours"]).all() and got.loc[~kept, "hours"].isna().all()
+    assert labels["hours"] == {10.0: "10", 20.0: "20", 35.0: "35", 40.0: "40", 60.0: "60", 99.0: "refused"}
+    assert meta.missing_ranges["hours"] == [{"lo": 99.0, "hi": 99.0}]
+    assert meta.column_names_to_labels["hours"] == "Hours"
+
+
+def test_an_spss_variable_label_longer_than_stata_keeps_is_cut_with_a_warning(tmp_path, capsys):
+    # pandas' to_stata refused it (ValueError: a raw traceback, nothing written)
+    frame = pd.DataFrame({"s": [1.0, 2, 1, 2], "income": np.arange(4.0)})
+    data = tmp_path / "long.sav"
+    pyreadstat.write_sav(frame, str(data), variable_value_labels={"s": {1.0: "male", 2.0: "female"}},
+                         column_labels={"s": "x" * 120})
+    with pytest.warns(UserWarning, match="cut there"):
+        _, meta, labels = protect(capsys, data, tmp_path / "out.dta", [{"method": "localSuppression", "k": 1}], "s")
+    assert meta.column_names_to_labels["s"] == "x" * 80
+    assert labels["s"] == {1.0: "male", 2.0: "female"}
+
+
 # ----------------------------------------------------------------------------- against sdcMicro + haven
 
 _R = r"""
