@@ -123,8 +123,8 @@ ROLES: dict[str, Roles] = {
     "rank_swap": Roles(
         ("numeric",), "variables", default="numeric", remeasure=_NUM,
         sdcmicro="rankSwap(obj, variables, TopPercent, BottomPercent, R0, P, seed): manipNumVars (every numeric "
-                 "key variable by default), then dRisk and dUtility; seed is its C++ generator's, so sdcMicro "
-                 "swaps other records than pysdc for the same seed (listed divergence rankSwap:*)"),
+                 "key variable by default), then dRisk and dUtility; seed is its C++ generator's, which pysdc "
+                 "reproduces: the same swaps for the same int seed"),
     "record_swap": Roles(
         ("key", "pram"), "hierarchy", remeasure={"key": "risk", "pram": "risk"}, result="swap",
         fill={"hid": "hid", "risk_variables": "key_vars", "return_swapped_id": "false"},

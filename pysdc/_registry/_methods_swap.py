@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InvalidParameterError
+from ..core.rankswap import extreme_count
 from ..protect._swap import _similar
 from ._methods_shuffle import r_hex
 
@@ -98,9 +99,11 @@ def swap_facts(data: pd.DataFrame, hid: list, hid_swapped: list, columns: dict, 
 # ---- rankSwap
 
 
-def _empty_extreme_group(n: int, percent: float) -> bool:
-    """Whether sdcMicro's C++ forms an empty group of extreme values (``n percent / 100 < 1``)."""
-    return n * percent / 100.0 < 1 - 1e-9
+def _one_extreme_group_empty(n: int, top: float, bottom: float) -> bool:
+    """Whether sdcMicro's C++ forms one empty group of extreme values but not the other (its group sizes are
+    ``pysdc.core.rankswap.extreme_count``, single precision: 0 of 20 at 5 percent); it then indexes outside its
+    hash table (both empty is defined)."""
+    return (extreme_count(n, top) == 0) != (extreme_count(n, bottom) == 0)
 
 
 def rank_swap_r_p(p):
@@ -116,15 +119,16 @@ def rank_swap_to_r(v):
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise InvalidParameterError(
             f"seed must be None or an int for pysdc.r.rank_swap (sdcMicro's C++ generator); got {type(seed).__name__}.")
-    for name, pct in (("top_percent", v["top_percent"]), ("bottom_percent", v["bottom_percent"])):
-        for c in variables:
-            n = int(data[c].notna().sum())
-            if n and _empty_extreme_group(n, float(pct)):
-                raise InvalidParameterError(
-                    f"pysdc.r.rank_swap: {name}={pct} leaves no extreme value of {c!r} to group ({n} non-missing "
-                    f"values x {pct} / 100 < 1); sdcMicro 5.8.0's C++ then reads outside its array and R aborted "
-                    "the whole session in the cases observed (e.g. 200 records with BottomPercent 0.4 or 0), so "
-                    "the bridge refuses. pysdc.protect.rank_swap groups nothing in that case.")
+    for c in variables:
+        n = int(data[c].notna().sum())
+        if n and _one_extreme_group_empty(n, float(v["top_percent"]), float(v["bottom_percent"])):
+            raise InvalidParameterError(
+                f"pysdc.r.rank_swap: top_percent={v['top_percent']} and bottom_percent={v['bottom_percent']} leave "
+                f"one extreme group of {c!r} empty but not the other ({extreme_count(n, v['top_percent'])} and "
+                f"{extreme_count(n, v['bottom_percent'])} of {n} non-missing values); sdcMicro 5.8.0's C++ then "
+                "indexes outside its table and R aborted (or crashed the process) in the cases observed, e.g. 200 "
+                "records with BottomPercent 0.4 or 0, 20 records with TopPercent 5 and BottomPercent 10, so the "
+                "bridge refuses. pysdc.protect.rank_swap warns and orders the values correctly in that case.")
     kw = {"variables": variables, "TopPercent": float(v["top_percent"]), "BottomPercent": float(v["bottom_percent"])}
     if v["p"] is not None:
         kw["P"] = rank_swap_r_p(v["p"])

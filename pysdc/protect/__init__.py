@@ -4,7 +4,7 @@ One family per module: recoding (:mod:`pysdc.protect._recode`: ``global_recode``
 ``group_and_rename``, ``top_bot_coding``; :mod:`pysdc.protect._mvtopcoding`: ``mv_top_coding``), microaggregation
 (:mod:`pysdc.protect._microaggregation`: ``microaggregation``, ``mafast``), perturbation on R's random stream
 (:mod:`pysdc.protect._noise`: ``add_noise``; :mod:`pysdc.protect._pram`: ``pram``; :mod:`pysdc.protect._shuffle`:
-``shuffle``; :mod:`pysdc.protect._rankswap`: ``rank_swap``, its own generator), suppression
+``shuffle``; :mod:`pysdc.protect._rankswap`: ``rank_swap``, on sdcMicro's own C++ generator), suppression
 (:mod:`pysdc.protect._suppression`: ``local_suppression``, ``local_supp``), targeted record swapping
 (:mod:`pysdc.protect._swap`: ``record_swap``; its own generator, not sdcMicro's).
 Each function takes a DataFrame and returns a new one; the registry of methods is

@@ -156,9 +156,11 @@ def test_bridge_call_passes_p_as_sdcmicros_fraction_and_its_own_seed():
 
 
 @pytest.mark.parametrize(("kw", "n"), [({"bottom_percent": 0}, 200), ({"top_percent": 0.4}, 200),
-                                       ({"bottom_percent": 0.5}, 50)])
+                                       ({"bottom_percent": 0.5}, 50), ({"top_percent": 5, "bottom_percent": 10}, 20)])
 def test_bridge_refuses_an_empty_extreme_group_before_r(kw, n):
-    """sdcMicro 5.8.0 aborted R (the whole session) in these cases: the bridge refuses before R starts."""
+    """sdcMicro 5.8.0 aborted R (the whole session) in these cases: the bridge refuses before R starts. 20 records at
+    5 percent: 20 * 0.05 is 1, but sdcMicro's single-precision count is 0 (the process crashed with a segmentation
+    fault before the bridge counted as sdcMicro does)."""
     import pysdc.r
 
     df = pd.DataFrame({"x": np.linspace(1, 2, n)})
