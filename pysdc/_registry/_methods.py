@@ -837,12 +837,13 @@ METHODS: tuple[Method, ...] = (
                    "bottom_percent": "BottomPercent", "p": "P", "r0": "R0", "seed": "seed"},
         defaults={"variables": None, "TopPercent": 5, "BottomPercent": 5, "P": None, "R0": None, "seed": None},
         formals_of="rankSwap",
-        notes="seed is sdcMicro's own (its C++ generator; the clock when None), not set.seed; natively it seeds "
-              "pysdc's generator, so other records are swapped for the same seed (listed divergence rankSwap:*); "
-              "the extremes' grouping and the rank range are sdcMicro's. p is percent of the records as "
-              "documented; sdcMicro 5.8.0 reads P as a fraction, so the bridge passes P = p / 100 (the same range). "
-              "The bridge refuses a top/bottom percent that leaves an extreme group empty (n percent / 100 < 1: "
-              "sdcMicro's C++ reads outside its array and R aborted in the cases observed). K0 is not offered.",
+        notes="seed is sdcMicro's own (its C++ generator, taus88; the clock when None), not set.seed; natively "
+              "pysdc reproduces that generator and the algorithm: the same swaps for the same int seed (None or a "
+              "numpy Generator: no sdcMicro run corresponds, listed divergence rankSwap:*). p is percent of the "
+              "records as documented; sdcMicro 5.8.0 reads P as a fraction, so the bridge passes P = p / 100 (the "
+              "same range). A top/bottom percent that leaves one extreme group empty but not the other (sdcMicro's "
+              "single-precision count) makes sdcMicro's C++ index outside its table (R aborted in the cases "
+              "observed): the bridge refuses, natively pysdc warns. K0 is not offered.",
         to_r=rank_swap_to_r, from_r=rank_swap_from_r, run_case=run_rank_swap, compare_case=compare_rank_swap,
         r_convert={"p": rank_swap_r_p},
     ),
