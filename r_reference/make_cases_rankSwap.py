@@ -1,9 +1,9 @@
 """Case list of sdcMicro's ``rankSwap`` references (issue 28, family 4).
 
 ``python3 make_cases_rankSwap.py`` (from ``r_reference/``) writes ``inputs/rankswap200.*`` (three numeric
-variables, one with ties) and ``cases/rankSwap.json``. Arguments use sdcMicro's names (``variables``,
-``TopPercent``, ``BottomPercent``, ``R0``, ``P``) and ``seed`` is rankSwap's own seed argument (its C++
-generator, not set.seed). Outputs: ``generate_protect_rankswap.R``.
+variables, one with ties), ``inputs/rankswap_na300.*`` (missing values and ties) and ``cases/rankSwap.json``.
+Arguments use sdcMicro's names (``variables``, ``TopPercent``, ``BottomPercent``, ``R0``, ``P``) and ``seed`` is
+rankSwap's own seed argument (its C++ generator, not set.seed). Outputs: ``generate_protect_rankswap.R``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,19 @@ def write_inputs() -> None:
         ("b", "numeric", np.round(rng.normal(100, 15, n), 3).tolist()),
         ("t", "numeric", rng.integers(0, 12, n).astype(float).tolist()),
     ])
+    # missing values (NA) and many ties, for the exact comparison (pysdc reproduces sdcMicro's generator)
+    rng = np.random.default_rng(20261125)
+    n = 300
+    x = np.round(rng.normal(50, 10, n), 1)
+    k = rng.integers(0, 15, n).astype(float)
+    lg = np.round(rng.lognormal(6, 1.5, n), 2)
+    x[rng.random(n) < 0.08] = np.nan
+    k[rng.random(n) < 0.05] = np.nan
+    _write("rankswap_na300", [
+        ("x", "numeric", [None if np.isnan(v) else float(v) for v in x]),
+        ("k", "numeric", [None if np.isnan(v) else float(v) for v in k]),
+        ("l", "numeric", lg.tolist()),
+    ])
 
 
 def case(cid, data, tags, columns=None, **args):
@@ -35,7 +48,7 @@ def case(cid, data, tags, columns=None, **args):
 
 
 def cases() -> list[dict]:
-    r2, eu = "rankswap200.csv.gz", "eusilc.csv.gz"
+    r2, eu, na = "rankswap200.csv.gz", "eusilc.csv.gz", "rankswap_na300.csv.gz"
     return [
         case("rankswap200:default:s1", r2, ["default"], variables=["a", "b", "t"], seed=1),
         case("rankswap200:default:s2", r2, ["default"], variables=["a", "b", "t"], seed=2),
@@ -45,6 +58,17 @@ def cases() -> list[dict]:
              seed=5),
         case("eusilc:eqIncome", eu, ["real", "default"], columns=["eqIncome", "age"], variables=["eqIncome"],
              seed=2026),
+        # missing values, ties, P (sdcMicro's fraction of the records), small and large seeds, both extreme groups
+        # empty (defined in sdcMicro; one empty group alone is not, so no case has it)
+        case("rankswap_na300:default:s0", na, ["default", "na"], variables=["x", "k", "l"], seed=0),
+        case("rankswap_na300:P0.05", na, ["P", "na"], variables=["x", "k", "l"], P=0.05, seed=17),
+        case("rankswap_na300:P1", na, ["P", "na"], variables=["k", "x"], P=1, seed=18),
+        case("rankswap_na300:R0.5:top2.5-bottom7", na, ["R0", "top-bottom", "na"], variables=["l", "x"], R0=0.5,
+             TopPercent=2.5, BottomPercent=7, seed=2147483647),
+        case("rankswap_na300:no-extremes", na, ["top-bottom", "na"], variables=["x", "l"], TopPercent=0,
+             BottomPercent=0, seed=5),
+        case("eusilc:eqIncome:P0.02", eu, ["real", "P"], columns=["eqIncome", "age"], variables=["eqIncome", "age"],
+             P=0.02, seed=7),
     ]
 
 
