@@ -36,6 +36,7 @@ import warnings
 
 import numpy as np
 from scipy.linalg import lapack
+from scipy.spatial import cKDTree
 
 from .._errors import DegenerateResultWarning, InvalidParameterError
 from .distance import r_scale, r_sd
@@ -43,7 +44,7 @@ from .mcd import cov_mcd
 from .microagg_pca import standardise
 from .microagg_stats import trimmed_means
 
-__all__ = ["robust_distances", "rmd_groups", "rmd", "rmd_groups_na", "rmd_na"]
+__all__ = ["robust_distances", "rmd_groups", "rmd_groups_tree", "TREE_FROM", "rmd", "rmd_groups_na", "rmd_na"]
 
 
 def robust_distances(x: np.ndarray, random_state=None) -> np.ndarray:
@@ -67,10 +68,41 @@ def robust_distances(x: np.ndarray, random_state=None) -> np.ndarray:
     return np.einsum("ij,ij->i", d @ np.linalg.inv(cov), d)
 
 
-def rmd_groups(x: np.ndarray, aggr: int, rdist: np.ndarray) -> np.ndarray:
-    """0-based groups of sdcMicro's rmd, given the robust distances ``rdist`` of the records."""
-    n = x.shape[0]
+#: from this many records on, :func:`rmd_groups` finds each group's nearest records with a k-d tree
+TREE_FROM = 4096
+
+
+def rmd_groups(x: np.ndarray, aggr: int, rdist: np.ndarray, *, path: str = "auto") -> np.ndarray:
+    """0-based groups of sdcMicro's rmd, given the robust distances ``rdist`` of the records.
+
+    ``path``: ``"dense"`` computes each round's distances to every remaining record; ``"tree"`` takes the
+    candidates from a k-d tree and the same distances for them (the same groups; :func:`rmd_groups_tree`);
+    ``"auto"``: the tree from :data:`TREE_FROM` records on. Standardised values that are not all finite (a
+    constant variable) take the dense path.
+    """
     z = standardise(x)
+    if path != "dense" and (path == "tree" or z.shape[0] >= TREE_FROM) and np.isfinite(z).all():
+        return rmd_groups_tree(z, aggr, rdist)
+    return _rmd_groups_dense(z, aggr, rdist)
+
+
+def _near(d: np.ndarray, ids: np.ndarray, aggr: int) -> np.ndarray:
+    """The ``aggr`` records of smallest ``d`` (``ids`` in record order); at the largest distance taken, the earlier
+    records (R's ``order``)."""
+    kth = np.partition(d, aggr - 1)[aggr - 1]
+    less = np.flatnonzero(d < kth)
+    return ids[np.concatenate([less, np.flatnonzero(d == kth)[: aggr - less.size]])]
+
+
+def _sq_dist(cols: np.ndarray, zr: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances of the columns of ``cols`` (variables x records) to ``zr``: the squares added
+    variable after variable (the same operations for every subset of the columns)."""
+    diff = cols - zr[:, None]
+    return (diff * diff).sum(axis=0)
+
+
+def _rmd_groups_dense(z: np.ndarray, aggr: int, rdist: np.ndarray) -> np.ndarray:
+    n = z.shape[0]
     groups = np.full(n, -1, dtype=np.int64)
     by_distance = np.lexsort((np.arange(n), -rdist))  # largest first; ties: record order
     ids = np.arange(n)  # the remaining records (in record order), compacted now and then
@@ -83,12 +115,9 @@ def rmd_groups(x: np.ndarray, aggr: int, rdist: np.ndarray) -> np.ndarray:
         while groups[by_distance[pos]] >= 0:
             pos += 1
         r = by_distance[pos]
-        diff = cols - z[r][:, None]
-        d = (diff * diff).sum(axis=0)
+        d = _sq_dist(cols, z[r])
         d[dead] = np.inf
-        kth = np.partition(d, aggr - 1)[aggr - 1]
-        less = np.flatnonzero(d < kth)
-        near = np.concatenate([less, np.flatnonzero(d == kth)[: aggr - less.size]])  # ties: record order
+        near = _near(d, np.arange(ids.size), aggr)
         groups[ids[near]] = gid
         dead[near] = True
         remaining -= aggr
@@ -97,6 +126,62 @@ def rmd_groups(x: np.ndarray, aggr: int, rdist: np.ndarray) -> np.ndarray:
             keep = ~dead
             ids, cols = ids[keep], cols[:, keep]
             dead = np.zeros(ids.size, dtype=bool)
+    groups[groups < 0] = gid
+    return groups
+
+
+#: the tree's squared distance may differ from :func:`_sq_dist`'s in the last bits; a record the tree did not
+#: return is known to be farther than the group's largest distance only beyond this relative margin
+_TREE_MARGIN = 1e-9
+
+
+def rmd_groups_tree(z: np.ndarray, aggr: int, rdist: np.ndarray) -> np.ndarray:
+    """:func:`rmd_groups` on standardised finite ``z`` with a k-d tree (scipy's ``cKDTree``) of the remaining records.
+
+    Each round asks the tree for the ``K`` records nearest to the group's first record, computes the distances of
+    the not yet grouped ones among them exactly as the dense path does (:func:`_sq_dist`), and accepts them when
+    the ``K``-th tree distance exceeds their ``aggr``-th smallest distance by :data:`_TREE_MARGIN` (every record
+    not returned is then farther, so the group and its ties are the dense path's); else ``K`` doubles. The tree is
+    rebuilt on the remaining records when half of its records are grouped; a round whose ``K`` would reach a
+    quarter of the remaining records computes every distance (as the dense path).
+    """
+    n = z.shape[0]
+    groups = np.full(n, -1, dtype=np.int64)
+    by_distance = np.lexsort((np.arange(n), -rdist))
+    cols = np.ascontiguousarray(z.T)
+    live_ids = np.arange(n)  # the tree's records (record order)
+    tree = cKDTree(z)
+    remaining = n
+    gid = 0
+    pos = 0
+    k_start = max(2, 2 * aggr)
+    while remaining >= 2 * aggr:
+        while groups[by_distance[pos]] >= 0:
+            pos += 1
+        r = by_distance[pos]
+        zr = z[r]
+        k = k_start
+        while True:
+            if 4 * k >= remaining:  # dense round on the remaining records
+                cand = np.flatnonzero(groups < 0)
+                near = _near(_sq_dist(cols[:, cand], zr), cand, aggr)
+                break
+            dt, j = tree.query(zr, k=k)
+            cand = live_ids[j]
+            cand = np.sort(cand[groups[cand] < 0])  # record order
+            if cand.size >= aggr:
+                d = _sq_dist(cols[:, cand], zr)
+                kth = np.partition(d, aggr - 1)[aggr - 1]
+                if dt[-1] * dt[-1] > kth * (1 + _TREE_MARGIN) + 1e-300:
+                    near = _near(d, cand, aggr)
+                    break
+            k *= 2
+        groups[near] = gid
+        remaining -= aggr
+        gid += 1
+        if remaining * 2 < live_ids.size and remaining >= 2 * aggr:
+            live_ids = np.flatnonzero(groups < 0)
+            tree = cKDTree(z[live_ids])
     groups[groups < 0] = gid
     return groups
 
