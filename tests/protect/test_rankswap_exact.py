@@ -209,3 +209,15 @@ def test_live_edges(bridge):
     x[5] = np.nan
     out = _compare(bridge, pd.DataFrame({"x": x}), seed=9)
     assert out["x"].isna().sum() > 1
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(("n", "P"), [(54, 0.58), (98, 0.7), (110, 0.29)])
+def test_live_window_end_in_single_precision(bridge, n, P):
+    """Where the window's end j + m P truncates differently in double precision (e.g. 100 x 0.29 is
+    28.999999999999996 in double, 29 in single), sdcMicro follows single precision."""
+    m = n - 2 * core.extreme_count(n, 5)
+    double = np.minimum(np.trunc(np.arange(m) + m * P).astype(np.int64), m)
+    assert (core._limits(m, np.float32(P)) != double).any()
+    df = pd.DataFrame({"x": np.random.default_rng(n).normal(size=n)})
+    _compare(bridge, df, seed=1, P=P)
