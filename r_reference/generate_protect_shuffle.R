@@ -24,10 +24,16 @@ ref_shuffle_case <- function(case) {
     m <- as.matrix(m)
     setNames(lapply(seq_len(ncol(m)), function(j) ref_values_record(ref_hex(m[, j]))), colnames(m))
   }
-  eg <- res$egapd
-  # regmethod = "MM" returns egapd without column names: they are the responses' (those of shuffled)
-  if (!is.null(eg) && is.null(colnames(eg))) colnames(eg) <- colnames(res$shuffled)
-  list(columns = I(colnames(res$shuffled)), shuffled = per(res$shuffled), perturbed = per(res$perturbed),
+  # regmethod = "MM" returns egapd without column names, and with methods "ds2" and "mvn" (whose perturbed values
+  # are that EGADP's) shuffled and perturbed too: they are the responses' (the formula's left-hand side)
+  responses <- trimws(strsplit(strsplit(a$form, "~", fixed = TRUE)[[1]][1], "+", fixed = TRUE)[[1]])
+  named <- function(m) {
+    if (!is.null(m) && is.null(colnames(m))) colnames(m) <- responses
+    m
+  }
+  eg <- named(res$egapd)
+  shuffled <- named(res$shuffled)
+  list(columns = I(colnames(shuffled)), shuffled = per(shuffled), perturbed = per(named(res$perturbed)),
        egadp = per(eg), after = after)
 }
 

@@ -1,5 +1,5 @@
 """Case list of sdcMicro's ``shuffle`` with the methods other than ``"ds"`` and with ``covmethod = "mcd"``
-(issue 28, family 4; ``"ds"``: ``make_cases_shuffle.py``).
+(issue 28, family 4; ``"ds"``: ``make_cases_shuffle.py``; more ``regmethod = "MM"``: ``make_cases_shuffle_mm.py``).
 
 ``python3 make_cases_shuffle_more.py`` (from ``r_reference/``) writes ``cases/shuffle_more.json``; the inputs are
 those of ``make_cases_shuffle.py`` (``inputs/shuffle60.*``, ``inputs/shuffle40na.*``) and ``inputs/eusilc.csv.gz``.
@@ -148,9 +148,9 @@ def cases() -> list[dict]:
         ),
         case("ds:mcd:factor", s60, ["ds", "mcd", "factor", "error", "bridge-only"], form="a + b ~ c + f", covmethod="mcd", seed=7),
     ]
-    # regmethod = "MM": bridge only
+    # regmethod = "MM" (native; more cases in make_cases_shuffle_mm.py)
     out += [
-        case("ds:MM", s60, ["ds", "MM", "bridge-only"], native="refused", form="a + b ~ c + k", regmethod="MM", seed=1),
+        case("ds:MM", s60, ["ds", "MM"], form="a + b ~ c + k", regmethod="MM", seed=1),
     ]
     return out
 

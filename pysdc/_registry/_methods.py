@@ -732,7 +732,8 @@ METHODS: tuple[Method, ...] = (
               "generator) or pam, missing values as R's cluster package (transf is computed by sdcMicro but never used); "
               "pppca: sdcMicro's "
               "projection-pursuit prcompRob; mcdpca/clustmcdpca: MASS's cov.mcd (random_state=s: R's set.seed(s)). "
-              "kmeans/bclust clustering through the bridge only. "
+              "kmeans clustering as R's stats::kmeans (Hartigan-Wong on R's stream, random_state=s: set.seed(s)); "
+              "bclust clustering through the bridge only. "
               "The returned list (x, mx, method, aggr, measure; fot for one variable) is a MicroaggregationResult.",
         to_r=_microaggregation_to_r, from_r=_microaggregation_from_r,
         run_case=_run_microaggregation, compare_case=_compare_microaggregation,
@@ -784,16 +785,18 @@ METHODS: tuple[Method, ...] = (
         defaults={"method": "ds", "weights": None, "covmethod": "spearman", "regmethod": "lm", "gadp": True},
         formals_of="shuffle",
         notes="random_state=s is R's set.seed(s): the same shuffled values (mvrnorm on R's stream; EGADP draws "
-              "after them); form is formula text; native: methods ds, mvn, ds2 and ds_cov with covmethod "
-              "spearman/pearson and regmethod lm (mlm stops as in sdcMicro 5.8.0: its predict fails on every input); "
-              "covmethod mcd (pysdc's covMcd matches robustbase to rounding, not to the bit, and the shuffle can "
-              "hinge on those bits) and regmethod MM (MASS's rlm) through the bridge only. Missing values are "
+              "after them); form is formula text; native: methods ds, mvn, ds2 and ds_cov (mlm stops as in "
+              "sdcMicro 5.8.0: its predict fails on every input) with covmethod spearman/pearson and regmethod lm "
+              "or MM (MASS's rlm from its S-estimate lqs, whose random subsets are drawn from R's stream as MASS "
+              "draws them); covmethod mcd (pysdc's covMcd matches robustbase to rounding, not to the bit, and the "
+              "shuffle can hinge on those bits) through the bridge only. Missing values are "
               "imputed from the stream first, as sdcMicro. The returned list (shuffled, perturbed, egapd) is a "
               "ShuffleResult.",
         r_seed="random_state", to_r=shuffle_to_r, from_r=shuffle_from_r, run_case=run_shuffle,
         compare_case=compare_shuffle,
-        outputs={"shuffle_more": "methods mvn, ds2, ds_cov, mlm; covmethod mcd and regmethod MM (bridge only) "
-                                 "(generate_protect_shuffle2.R)"},
+        outputs={"shuffle_more": "methods mvn, ds2, ds_cov, mlm; covmethod mcd (bridge only) and regmethod MM "
+                                 "(generate_protect_shuffle2.R)",
+                 "shuffle_mm": "regmethod MM: MASS's rlm from its S-estimate (generate_protect_shuffle_mm.R)"},
     ),
     Method(
         python="local_suppression", r="localSuppression", family="suppression", native=local_suppression,

@@ -16,7 +16,9 @@ What sdcMicro 5.8.0 computes, as observed by running it (R 4.2.2) and pinned by
   cov(responses))``, the residuals of the regression of V on predictors and responses; the result is
   ``fitted + res_V cov(res_V)^-1 cov(res)^-1`` with each inverse formed as sdcMicro does (the square of
   the symmetric square root from the eigen decomposition, then ``solve``). Note that this is not the
-  published EGADP formula (which scales by the square roots); pysdc repeats sdcMicro's arithmetic.
+  published EGADP formula (which scales by the square roots); pysdc repeats sdcMicro's arithmetic. With
+  ``regmethod = "MM"`` the regression of the responses is MASS's ``rlm(method = "MM")``, response by response
+  (:mod:`pysdc.core.rlm`: its S-estimate start may draw from the stream first; pinned by ``shuffle_mm.json``).
 
 The other methods (pinned by ``r_reference/outputs/shuffle_more.json``): ``"mvn"`` replaces the data by n draws
 of ``mvrnorm(column means, covariance)`` (Spearman: the covariance of the ranks, around the means of the
@@ -42,6 +44,7 @@ from .eigen import system_lapack
 from .mcd import cov_mcd
 from .noise import blas_matmul, r_col_means_narm, r_cov_complete
 from .rdist import eigen_symmetric, mvrnorm, qnorm
+from .rlm import rlm_mm
 from .rrandom import RRandom
 
 __all__ = ["normal_scores", "r_cov", "r_cor", "cov_by", "cor_by", "reverse_map", "ds_perturb", "ds2_perturb",
@@ -197,7 +200,7 @@ def ds_cov_perturb(responses: np.ndarray, predictors: np.ndarray, covmethod: str
 
 
 def ds2_perturb(responses: np.ndarray, predictors: np.ndarray, weights: np.ndarray | None, covmethod: str,
-                rr: RRandom) -> np.ndarray:
+                rr: RRandom, regmethod: str = "lm") -> np.ndarray:
     """sdcMicro's ``"ds2"``: the EGADP of the normal scores of the responses on those of the predictors
     (weighted as sdcMicro's; draws as :func:`egadp`). With ``"mcd"`` sdcMicro stops (R's ``cor`` has no
     method "mcd") after a covMcd of ``[responses, predictors]``; pysdc refuses before drawing."""
@@ -207,11 +210,11 @@ def ds2_perturb(responses: np.ndarray, predictors: np.ndarray, weights: np.ndarr
             "'mcd'): \"'arg' should be one of 'pearson', 'kendall', 'spearman'\").")
     r = responses.shape[1]
     z = normal_scores(np.column_stack([responses, predictors]))
-    return egadp(z[:, :r], z[:, r:], weights, covmethod, rr)
+    return egadp(z[:, :r], z[:, r:], weights, covmethod, rr, regmethod)
 
 
 def mvn_perturb(responses: np.ndarray, predictors: np.ndarray, weights: np.ndarray | None, covmethod: str,
-                rr: RRandom) -> np.ndarray:
+                rr: RRandom, regmethod: str = "lm") -> np.ndarray:
     """sdcMicro's ``"mvn"``: n draws of ``mvrnorm(colMeans, cov_by([responses, predictors]))`` (Spearman:
     the covariance of the ranks around the means of the values, as sdcMicro), then the EGADP of their
     response columns on their predictor columns. With ``"mcd"``, covMcd runs (on the stream) also where
@@ -223,7 +226,7 @@ def mvn_perturb(responses: np.ndarray, predictors: np.ndarray, weights: np.ndarr
     new = mvrnorm(rr, n, r_col_means_narm(mat), cov_by(mat, covmethod, rr), matmul=blas_matmul)
     if covmethod == "mcd":
         cov_by(new, "mcd", rr)
-    return egadp(new[:, :r], new[:, r:], weights, covmethod, rr)
+    return egadp(new[:, :r], new[:, r:], weights, covmethod, rr, regmethod)
 
 
 def _lm_parts(x: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -245,13 +248,36 @@ def _inv_square_of_root(c: np.ndarray) -> np.ndarray:
     return _solve(blas_matmul(y, y))
 
 
+def _rlm_parts(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, rr: RRandom) -> tuple[np.ndarray, np.ndarray]:
+    """Fitted values and residuals of MASS's ``rlm(y[, i] ~ x, method = "MM", weights = w)``, response after
+    response (each S-estimate start may draw from the stream ``rr``)."""
+    design = np.column_stack([np.ones(x.shape[0]), x])
+    fitted = np.empty_like(y, dtype=np.float64)
+    res = np.empty_like(y, dtype=np.float64)
+    for i in range(y.shape[1]):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit = rlm_mm(design, y[:, i], w, rr)
+        if caught:
+            warnings.warn("shuffle: MASS's rlm (regmethod='MM') failed to converge in 20 steps for a response "
+                          "(sdcMicro warns the same and goes on)", UserWarning, stacklevel=3)
+        fitted[:, i] = fit.fitted
+        res[:, i] = fit.residuals
+    return fitted, res
+
+
 def egadp(responses: np.ndarray, predictors: np.ndarray, weights: np.ndarray | None, covmethod: str,
-          rr: RRandom) -> np.ndarray:
-    """sdcMicro's EGADP result on the original scale (draws n x r normals)."""
+          rr: RRandom, regmethod: str = "lm") -> np.ndarray:
+    """sdcMicro's EGADP result on the original scale (draws n x r normals; with ``regmethod="MM"`` first the
+    draws of MASS's S-estimates, see :mod:`pysdc.core.rlm`)."""
     n, r = responses.shape
-    y = np.where(responses == np.inf, 1.0, responses)
-    x = np.where(predictors == np.inf, 1.0, predictors)
-    fitted, res = _lm_parts(x, y, weights)
+    if regmethod == "MM":  # sdcMicro recodes Inf to 1 for lm only
+        y, x = responses, predictors
+        fitted, res = _rlm_parts(x, y, weights, rr)
+    else:
+        y = np.where(responses == np.inf, 1.0, responses)
+        x = np.where(predictors == np.inf, 1.0, predictors)
+        fitted, res = _lm_parts(x, y, weights)
     cvs = cov_by(res, covmethod, rr)
     v = mvrnorm(rr, n, r_col_means_narm(y), cov_by(y, covmethod, rr), matmul=blas_matmul)
     _, res_v = _lm_parts(np.column_stack([x, y]), v, None)

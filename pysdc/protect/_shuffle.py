@@ -2,11 +2,12 @@
 
 ``random_state=s`` is R's ``set.seed(s)`` before the call: the shuffled values then equal sdcMicro's
 (the same records get the same original values) and the perturbed and EGADP values agree to rounding
-(:mod:`pysdc.core.shuffle`; pinned by ``r_reference/outputs/shuffle.json`` and ``shuffle_more.json``). Native:
-the methods ``"ds"`` (sdcMicro's default), ``"mvn"``, ``"ds2"`` and ``"ds_cov"`` with ``covmethod``
-``"spearman"`` or ``"pearson"`` and ``regmethod="lm"``. ``"mlm"`` stops in sdcMicro 5.8.0 on every input, and
-pysdc stops too (saying why). ``covmethod="mcd"`` and ``regmethod="MM"`` run through the bridge
-(``pysdc.r.shuffle``) only: see :func:`shuffle`. The input is never modified.
+(:mod:`pysdc.core.shuffle`; pinned by ``r_reference/outputs/shuffle.json``, ``shuffle_more.json`` and
+``shuffle_mm.json``). Native: the methods ``"ds"`` (sdcMicro's default), ``"mvn"``, ``"ds2"`` and ``"ds_cov"``
+with ``covmethod`` ``"spearman"`` or ``"pearson"`` and ``regmethod`` ``"lm"`` or ``"MM"`` (MASS's ``rlm``,
+:mod:`pysdc.core.rlm`). ``"mlm"`` stops in sdcMicro 5.8.0 on every input, and pysdc stops too (saying why).
+``covmethod="mcd"`` runs through the bridge (``pysdc.r.shuffle``) only: see :func:`shuffle`. The input is never
+modified.
 """
 
 from __future__ import annotations
@@ -115,9 +116,11 @@ def shuffle(data, form, method: str = "ds", weights=None, covmethod: str = "spea
         The correlation used throughout (``"ds_cov"``: for EGADP only, as sdcMicro). ``"mcd"`` is bridge
         only: pysdc's covMcd on R's stream agrees with robustbase's to rounding, not to the bit, and
         sdcMicro's shuffle can hinge on those bits (the sign of an eigenvector in ``mvrnorm``).
-    regmethod : {"lm"}
-        The EGADP regression. ``"MM"`` (MASS's ``rlm``, started from a resampled S-estimate) is bridge
-        only.
+    regmethod : {"lm", "MM"}
+        The EGADP regression: R's ``lm``, or MASS's ``rlm(method = "MM")`` per response, started from its
+        S-estimate ``lqs`` (whose random subsets, with 5000 or more candidates, are drawn from the stream as
+        MASS draws them: :mod:`pysdc.core.rlm`). Where half of the records lie exactly on one fit, MASS stops
+        and so does pysdc.
     gadp : bool
         Compute the EGADP responses too (they draw from the stream after the shuffle).
     random_state : None, int or RRandom
@@ -145,10 +148,6 @@ def shuffle(data, form, method: str = "ds", weights=None, covmethod: str = "spea
     >>> sorted(r.shuffled["a"]) == sorted(df["a"])
     True
     """
-    if regmethod != "lm":
-        raise InvalidParameterError(
-            "shuffle: regmethod='MM' (MASS's rlm, whose S-estimate start draws random subsamples) is not "
-            "native in pysdc: use the bridge pysdc.r.shuffle (sdcMicro).")
     if method == "mlm":
         raise InvalidParameterError(
             "shuffle: method='mlm' stops in sdcMicro 5.8.0 on every input (it predicts from its lm with a "
@@ -211,11 +210,11 @@ def shuffle(data, form, method: str = "ds", weights=None, covmethod: str = "spea
     elif method == "ds_cov":
         ystar = _k.ds_cov_perturb(x, pm, covmethod, rr)
     elif method == "ds2":
-        ystar = _k.ds2_perturb(x, pm, w, covmethod, rr)
+        ystar = _k.ds2_perturb(x, pm, w, covmethod, rr, regmethod)
     else:
-        ystar = _k.mvn_perturb(x, pm, w, covmethod, rr)
+        ystar = _k.mvn_perturb(x, pm, w, covmethod, rr, regmethod)
     shuffled = np.column_stack([_k.reverse_map(x[:, j], ystar[:, j]) for j in range(x.shape[1])])
-    eg = _k.egadp(x, pm, w, covmethod, rr) if gadp else None
+    eg = _k.egadp(x, pm, w, covmethod, rr, regmethod) if gadp else None
     for j, v in enumerate(responses):
         m = na[v]
         shuffled[m, j] = np.nan

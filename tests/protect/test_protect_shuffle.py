@@ -97,7 +97,6 @@ def test_gadp_false_draws_less():
     ({"form": "a + b"}, "formula"),
     ({"form": "a + b ~ c", "method": "mlm"}, "data.frame"),
     ({"form": "a + b ~ c", "covmethod": "mcd"}, "bridge"),
-    ({"form": "a + b ~ c", "regmethod": "MM"}, "bridge"),
     ({"form": "a + b ~ c", "weights": [1.0, 2.0]}, "weights"),
     ({"form": "a + b ~ c", "random_state": "x"}, "random_state"),
 ])
