@@ -215,12 +215,13 @@ def _interval_codes(x: np.ndarray, b: np.ndarray, *, include_lowest: bool = Fals
 
 
 def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: bool = False, dig_lab: int = 8,
-          hi: float | None = None):
+          hi: float | None = None, codes: np.ndarray | None = None):
     """R's ``cut(x, breaks, labels, include.lowest, right = TRUE, dig.lab)``.
 
     Returns ``(codes, levels)``: 0-based interval codes (-1 for NA: missing or outside the
     breaks) and the factor levels (labels merged where ``labels`` repeats one, as R's ``factor``
-    does), or ``(codes, None)`` with ``labels=False``. ``hi``: the largest non-missing ``x`` if known.
+    does), or ``(codes, None)`` with ``labels=False``. ``hi``: the largest non-missing ``x`` if known;
+    ``codes``: the interval codes if the caller has them already (not counted again).
     """
     b = np.sort(np.asarray(breaks, dtype=np.float64))
     if b.size < 2:
@@ -228,8 +229,8 @@ def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: boo
     if (np.diff(b) == 0).any():
         raise InvalidParameterError("'breaks' are not unique (sdcMicro's cut stops here).")
     nb = b.size
-    x = np.asarray(x, dtype=np.float64)
-    codes = _interval_codes(x, b, include_lowest=include_lowest, hi=hi)
+    if codes is None:
+        codes = _interval_codes(np.asarray(x, dtype=np.float64), b, include_lowest=include_lowest, hi=hi)
     if labels is False:
         return codes, None
     if labels is None:
@@ -276,6 +277,8 @@ _BANDS_FROM = 32768
 _SAMPLE = (4096, 16384)
 #: up to this many bands the values are binned by one comparison per band bound; more: one partial sort
 _MAX_BANDS = 24
+#: the bands' bounds are compared with a float32 copy of the column (half the memory of each comparison)
+_BINS_F32 = True
 #: a band of at least this many values is narrowed once more by a sample of every 8th of its values
 _NARROW_FROM = 2048
 
@@ -286,10 +289,9 @@ _NARROW_FROM = 2048
 _SIGMAS = 3.5
 
 
-def _bracket(s: np.ndarray, n: int, k0: int, k1: int) -> tuple[int, int]:
-    """Positions in the sorted sample ``s`` (of ``n`` values) some standard deviations outside the ranks
-    k0..k1; -1 / ``s.size`` for no bound."""
-    m = s.size
+def _bracket(m: int, n: int, k0: int, k1: int) -> tuple[int, int]:
+    """Positions in a sorted sample of ``m`` of the ``n`` values some standard deviations of a sample rank
+    outside the ranks k0..k1; -1 / ``m`` for no bound."""
     p0, p1 = k0 / n, k1 / n
     return (max(-1, math.floor(p0 * m - _SIGMAS * math.sqrt(m * p0 * (1 - p0)) - 4)),
             min(m, math.ceil(p1 * m + _SIGMAS * math.sqrt(m * p1 * (1 - p1)) + 4)))
@@ -298,8 +300,10 @@ def _bracket(s: np.ndarray, n: int, k0: int, k1: int) -> tuple[int, int]:
 def _sorted_sample(x: np.ndarray, step: int) -> np.ndarray:
     """Every ``step``-th value of ``x``, as float32 (sorts in half the time of float64), sorted; NaN last.
 
-    The sample only proposes bounds: a bound rounded to float32 (one beyond float32's range becomes +-inf)
-    is as good as any other, since the counts of the values at or below it prove it."""
+    A sort, not a partition at the few positions needed: NumPy's sort of float32 is vectorised, its
+    partition branches on the data (measured 2× slower within the call at 1e5). The sample only proposes
+    bounds: a bound rounded to float32 (one beyond float32's range becomes +-inf) is as good as any other,
+    since the counts of the values at or below it prove it."""
     with np.errstate(over="ignore"):
         return np.sort(x[::step].astype(np.float32))
 
@@ -310,9 +314,12 @@ def _band_select(band: np.ndarray, r: np.ndarray) -> np.ndarray:
     size = band.size
     if size >= _NARROW_FROM:
         s = _sorted_sample(band, 8)
-        pa, pb = _bracket(s, size, int(r[0]), int(r[-1]))
-        below = np.less_equal(band, float(s[pa])) if pa >= 0 else np.zeros(size, dtype=bool)
-        within = np.less_equal(band, float(s[pb])) if pb < s.size else np.ones(size, dtype=bool)
+        m = s.size
+        pa, pb = _bracket(m, size, int(r[0]), int(r[-1]))
+        va = float(s[pa]) if pa >= 0 else None
+        vb = float(s[pb]) if pb < m else None
+        below = np.less_equal(band, va) if va is not None else np.zeros(size, dtype=bool)
+        within = np.less_equal(band, vb) if vb is not None else np.ones(size, dtype=bool)
         c_a = int(np.count_nonzero(below))
         if c_a <= r[0] and r[-1] < int(np.count_nonzero(within)):
             within &= ~below
@@ -321,22 +328,42 @@ def _band_select(band: np.ndarray, r: np.ndarray) -> np.ndarray:
     return np.partition(band, r)[r]
 
 
+class _Bands:
+    """What the binning of :func:`_banded_order_statistics` leaves, for the interval codes of breaks that lie
+    in the bands (:func:`_codes_in_bands`).
+
+    ``bins``: per value, how many band bounds lie below it (int8; odd: inside a band; NaN: 0); ``idx``,
+    ``pool``, ``pool_bins``: the positions, values and bins of the values inside a band; ``spans``: per
+    band, the indexes into the ranks of the ranks it holds (bands in increasing order)."""
+
+    __slots__ = ("bins", "idx", "pool", "pool_bins", "spans")
+
+    def __init__(self, bins, idx, pool, pool_bins, spans):
+        self.bins, self.idx, self.pool, self.pool_bins, self.spans = bins, idx, pool, pool_bins, spans
+
+
 def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.ndarray:
     """The ``ks``-th smallest values of ``x`` (0-based ranks, sorted, unique): the values of
     ``np.partition(x, ks)[ks]``. ``x`` holds ``n_nan`` NaN, which are not ranked (the ranks count the other
-    values; the caller need not copy the column without them).
+    values; the caller need not copy the column without them). See :func:`_banded_order_statistics`."""
+    return _banded_order_statistics(x, ks, n_nan=n_nan)[0]
 
-    For large ``x`` a systematic sample (every ``n // m``-th value, m about n / 64, sorted as float32) gives for each run of
-    adjacent ranks two bounds ``a < b`` some standard deviations of a sample rank outside them (bands that
-    would overlap are merged). One comparison of ``x`` with each bound, in order, bins every value (the number of
-    bounds below it: odd inside a band) and counts the values ``<= a`` and ``<= b``, which prove that the
-    ranks lie in the band ``(a, b]`` (else the whole array is partitioned). Only the bands' values (a few per
-    cent) are gathered, each band narrowed once more by a sample of its own, and partitioned. The smallest
-    and largest ranks are the minimum and maximum. The values are exact order statistics either way.
+
+def _banded_order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> tuple[np.ndarray, _Bands | None]:
+    """:func:`_order_statistics`, and the bands that proved them (None where no bands were used).
+
+    For large ``x`` a systematic sample (every ``n // m``-th value, m about n / 64, as float32) gives for each
+    run of adjacent ranks two bounds ``a < b`` some standard deviations of a sample rank outside them (bands
+    that would overlap are merged): the sample's order statistics at those positions (one partition of the
+    sample). One comparison of ``x`` with each bound, in order, bins every value (the number of bounds below
+    it: odd inside a band) and counts the values ``<= a`` and ``<= b``, which prove that the ranks lie in the
+    band ``(a, b]`` (else the whole array is partitioned). Only the bands' values (a few per cent) are
+    gathered, each band narrowed once more by a sample of its own, and partitioned. The smallest and largest
+    ranks are the minimum and maximum. The values are exact order statistics either way.
     """
     n = x.size - n_nan
     if n < _BANDS_FROM:
-        return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
+        return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks], None
     out = np.empty(ks.size)
     groups: list[list[int]] = []
     for i, k in enumerate(ks.tolist()):
@@ -349,64 +376,103 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.nd
         else:
             groups.append([i])
     if not groups:
-        return out
+        return out, None
     if len(groups) > _MAX_BANDS:
-        return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
-    s = _sorted_sample(x, max(1, n // max(_SAMPLE[0], min(_SAMPLE[1], n // 64))))
-    if n_nan:
-        s = s[:s.size - int(np.count_nonzero(np.isnan(s)))]  # NaN sort last
+        return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks], None
+    step = max(1, n // max(_SAMPLE[0], min(_SAMPLE[1], n // 64)))
+    if _BINS_F32:
+        with np.errstate(over="ignore"):
+            y = x.astype(np.float32)  # bins by float32 comparisons: see the docstring
+        s = np.sort(y[::step])
+    else:
+        y = x
+        s = _sorted_sample(x, step)
+    m = s.size - (int(np.count_nonzero(np.isnan(s[-n_nan:]))) if n_nan else 0)  # NaN sort last
     # the bands as [first sample position, last sample position, indexes into ks]; overlapping ones merged
     spans: list[list] = []
     for g in groups:
-        pa, pb = _bracket(s, n, int(ks[g[0]]), int(ks[g[-1]]))
+        pa, pb = _bracket(m, n, int(ks[g[0]]), int(ks[g[-1]]))
         if spans and pa <= spans[-1][1]:
             spans[-1][1] = pb
             spans[-1][2].extend(g)
         else:
             spans.append([pa, pb, list(g)])
-    m = s.size
-    bounds = [float(s[p]) if 0 <= p < m else (-math.inf if p < 0 else math.inf)
-              for pa, pb, _ in spans for p in (pa, pb)]
+    inf = np.array([-np.inf, np.inf], dtype=y.dtype)
+    bounds = [s[p] if 0 <= p < m else inf[int(p >= 0)] for pa, pb, _ in spans for p in (pa, pb)]
     # bins: how many bounds lie below each value (NaN: 0); above[j]: how many values exceed bound j
-    bins = np.greater(x, bounds[0]).view(np.int8)
+    bins = np.greater(y, bounds[0]).view(np.int8)
     above = [int(np.count_nonzero(bins))]
     hit = np.empty(x.size, dtype=bool)
     for t in bounds[1:]:
-        np.greater(x, t, out=hit)
+        np.greater(y, t, out=hit)
         above.append(int(np.count_nonzero(hit)))
         np.add(bins, hit.view(np.int8), out=bins)
     for j, (_, _, idx) in enumerate(spans):
         c_a, c_b = n - above[2 * j], n - above[2 * j + 1]  # values <= a, <= b
         if not c_a <= int(ks[idx[0]]) <= int(ks[idx[-1]]) < c_b:  # the sample missed: one partial sort
-            return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks]
-    inside = np.bitwise_and(bins, 1).view(bool)  # odd: within a band
-    pool = np.compress(inside, x)  # the values of all bands (a few per cent), in one pass
+            return np.partition(x[~np.isnan(x)] if n_nan else x, ks)[ks], None
+    where = np.flatnonzero(np.bitwise_and(bins, 1).view(bool))  # within a band (a few per cent)
+    pool = x.take(where)
+    pool_bins = bins.take(where)
     for j, (_, _, idx) in enumerate(spans):
-        if len(spans) == 1:
-            band = pool
-        else:  # the pool's values in (a, b]
-            sel = np.greater(pool, bounds[2 * j])
-            sel &= np.less_equal(pool, bounds[2 * j + 1])
-            band = np.compress(sel, pool)
+        band = pool if len(spans) == 1 else np.compress(np.equal(pool_bins, 2 * j + 1), pool)
         out[idx] = _band_select(band, ks[idx] - (n - above[2 * j]))
-    return out
+    return out, _Bands(bins, where, pool, pool_bins, [sp[2] for sp in spans])
 
 
 def _quantile7(x: np.ndarray, probs: np.ndarray, *, n_nan: int = 0) -> np.ndarray:
     """R's ``quantile(x, probs, type = 7)`` of the values of ``x`` other than its ``n_nan`` NaN (only the
     order statistics used)."""
+    return _banded_quantile7(x, probs, n_nan=n_nan)[0]
+
+
+def _banded_quantile7(x: np.ndarray, probs: np.ndarray, *, n_nan: int = 0):
+    """:func:`_quantile7`, and for :func:`_codes_in_bands` the bands with, per probability, the indexes into
+    the ranks of its lower and upper order statistic and whether the quantile lies between them."""
     n = x.size - n_nan
     index = 1 + max(n - 1, 0) * probs
     lo = np.floor(index).astype(np.int64)
     hi = np.ceil(index).astype(np.int64)
     ks = np.unique(np.concatenate((lo, hi)) - 1)
-    vals = _order_statistics(x, ks, n_nan=n_nan)
-    qs = vals[np.searchsorted(ks, lo - 1)]
-    xhi = vals[np.searchsorted(ks, hi - 1)]
+    vals, bands = _banded_order_statistics(x, ks, n_nan=n_nan)
+    ilo = np.searchsorted(ks, lo - 1)
+    ihi = np.searchsorted(ks, hi - 1)
+    qs = vals[ilo]
+    xhi = vals[ihi]
     i = (index > lo) & (xhi != qs)
     h = (index - lo)[i]
     qs[i] = (1 - h) * qs[i] + h * xhi[i]
-    return qs
+    return qs, (bands, ilo, ihi, (vals[ilo] <= qs) & (qs <= xhi))
+
+
+def _codes_in_bands(b: np.ndarray, where, nan: np.ndarray | None) -> np.ndarray | None:
+    """The interval codes of ``cut(x, b, include.lowest = TRUE)`` for equalAmount's breaks ``b`` (the
+    quantiles of ``x``, first the minimum, last the maximum), from the bands that proved the order statistics
+    (``where``, from :func:`_banded_quantile7`); ``nan``: the column's NaN mask if it has NaN. None where the
+    bands do not decide the codes (then :func:`_interval_codes` counts them).
+
+    The code of a value is the number of inner breaks below it. When each band holds the two order
+    statistics of exactly one inner break, and that break lies between them, a value at or below a band's
+    lower bound is below its break and a value above its upper bound is above it: outside the bands the code
+    is the number of bands below the value (``bins // 2``); inside band j it is j plus one comparison with
+    break j, made for the band's values only. The same codes as :func:`_interval_codes`, without its passes
+    over the column."""
+    bands, ilo, ihi, between = where
+    if bands is None or b.size < 3 or not bool((b[1:] > b[:-1]).all()) or not bool(between[1:-1].all()):
+        return None
+    spans = bands.spans
+    if len(spans) != b.size - 2:
+        return None
+    for j, idx in enumerate(spans):  # band j holds exactly the ranks of inner break j + 1
+        if sorted(set(idx)) != sorted({int(ilo[j + 1]), int(ihi[j + 1])}):
+            return None
+    codes = np.right_shift(bands.bins, 1)  # the number of bands below each value: their breaks too
+    pool_codes = np.right_shift(bands.pool_bins, 1)
+    pool_codes += np.greater(bands.pool, b[1:-1].take(pool_codes)).view(np.int8)
+    codes[bands.idx] = pool_codes
+    if nan is not None:  # NaN has no bound below it (code 0): -1
+        np.subtract(codes, nan.view(np.int8), out=codes)
+    return codes
 
 
 def _r_round_digits(x: np.ndarray, digits: int) -> np.ndarray:
@@ -436,15 +502,16 @@ def _r_jitter(b: np.ndarray, rng: RRandom) -> np.ndarray:
     return b + rng.runif(b.size, -amount, amount)
 
 
-def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> tuple[np.ndarray, float]:
-    """The cut points sdcMicro computes for ``breaks = n`` (n >= 2), and the largest non-missing value."""
+def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> tuple[np.ndarray, float, np.ndarray | None]:
+    """The cut points sdcMicro computes for ``breaks = n`` (n >= 2), the largest non-missing value, and the
+    interval codes where computing the breaks gave them (equalAmount: :func:`_codes_in_bands`), else None."""
     if method == "equidistant":
         lo, hi = float(np.fmin.reduce(x)), float(np.fmax.reduce(x))  # NaN ignored; NaN if all are
         if not (math.isfinite(lo) and math.isfinite(hi)):
             raise InvalidParameterError(
                 "global_recode: with a number of breaks and method='equidistant' the column must have "
                 "finite, non-missing values (sdcMicro's seq() stops: 'from'/'to' must be a finite number).")
-        return _rounded_unless_duplicated(_r_seq(lo - 1, hi + 1, n + 1)), hi
+        return _rounded_unless_duplicated(_r_seq(lo - 1, hi + 1, n + 1)), hi, None
     if method == "logEqui":
         lo = float(np.fmin.reduce(np.where(x > 0, x, np.inf))) if x.size else math.inf
         hi = float(np.fmax.reduce(x)) if x.size else math.nan
@@ -456,22 +523,23 @@ def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> tuple[
             warnings.warn("global_recode: log() of negative values gives NaN (as in sdcMicro, 'NaNs produced'); "
                           "those values end up NA.", CoercionWarning, stacklevel=user_stacklevel())
         b = np.array([math.exp(v) for v in _r_seq(math.log(lo) - 1, math.log(hi) + 1, n + 1).tolist()])
-        return _rounded_unless_duplicated(b), hi
+        return _rounded_unless_duplicated(b), hi, None
     # equalAmount
-    n_nan = int(np.count_nonzero(np.isnan(x)))  # ranked around, not copied out
+    nan = np.isnan(x)
+    n_nan = int(np.count_nonzero(nan))  # ranked around, not copied out
     if n_nan == x.size:
         raise InvalidParameterError("global_recode: method='equalAmount' needs non-missing values.")
     probs = np.concatenate(([0.0], np.arange(1, n + 1, dtype=np.float64) / n))
-    b = _quantile7(x, probs, n_nan=n_nan)
+    b, where = _banded_quantile7(x, probs, n_nan=n_nan)
     hi = float(b[-1])  # the maximum (probability 1)
-    if np.unique(b).size != b.size:
-        rng = RRandom(random_state) if random_state is not None else RRandom(int(np.random.SeedSequence().entropy % 2**31))
-        warnings.warn(
-            "global_recode: method='equalAmount' gives tied quantiles; sdcMicro jitters the breaks with R's "
-            "runif (pass random_state=s for R's set.seed(s)), so intervals and labels are random.",
-            CoercionWarning, stacklevel=user_stacklevel())
-        b = _r_jitter(b, rng)
-    return b, hi
+    if np.unique(b).size == b.size:
+        return b, hi, _codes_in_bands(b, where, nan if n_nan else None)
+    rng = RRandom(random_state) if random_state is not None else RRandom(int(np.random.SeedSequence().entropy % 2**31))
+    warnings.warn(
+        "global_recode: method='equalAmount' gives tied quantiles; sdcMicro jitters the breaks with R's "
+        "runif (pass random_state=s for R's set.seed(s)), so intervals and labels are random.",
+        CoercionWarning, stacklevel=user_stacklevel())
+    return _r_jitter(b, rng), hi, None
 
 
 def _one_break_with_na(data: pd.DataFrame, column, labels) -> pd.DataFrame:
@@ -592,8 +660,8 @@ def global_recode(data, column, breaks, *, labels=None, method: str = "equidista
                 raise InvalidParameterError("global_recode: breaks=1 needs finite values in the column.")
             codes, levels = r_cut(x, cuts, labels=labels)
         else:
-            cuts, hi = _computed_breaks(x, int(n), method, random_state)
-            codes, levels = r_cut(x, cuts, labels=labels, include_lowest=True, hi=hi)
+            cuts, hi, codes = _computed_breaks(x, int(n), method, random_state)
+            codes, levels = r_cut(x, cuts, labels=labels, include_lowest=True, hi=hi, codes=codes)
     else:
         codes, levels = r_cut(x, breaks, labels=labels)
     out = data.copy(deep=False)  # copy-on-write: the new column never reaches data
