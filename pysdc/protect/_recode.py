@@ -226,7 +226,8 @@ def r_cut(x: np.ndarray, breaks: np.ndarray, *, labels=None, include_lowest: boo
     b = np.sort(np.asarray(breaks, dtype=np.float64))
     if b.size < 2:
         raise InvalidParameterError("invalid number of intervals (R's cut needs at least two breaks).")
-    if (np.diff(b) == 0).any():
+    bl = b.tolist()
+    if any(v - u == 0 for u, v in zip(bl, bl[1:])):  # R's diff(breaks) == 0 (Inf - Inf is NaN: not a tie)
         raise InvalidParameterError("'breaks' are not unique (sdcMicro's cut stops here).")
     nb = b.size
     if codes is None:
@@ -433,7 +434,7 @@ def _banded_quantile7(x: np.ndarray, probs: np.ndarray, *, n_nan: int = 0):
     index = 1 + max(n - 1, 0) * probs
     lo = np.floor(index).astype(np.int64)
     hi = np.ceil(index).astype(np.int64)
-    ks = np.unique(np.concatenate((lo, hi)) - 1)
+    ks = np.array(sorted(set(lo.tolist()) | set(hi.tolist())), dtype=np.int64) - 1  # np.unique of a few ranks
     vals, bands = _banded_order_statistics(x, ks, n_nan=n_nan)
     ilo = np.searchsorted(ks, lo - 1)
     ihi = np.searchsorted(ks, hi - 1)
@@ -532,7 +533,8 @@ def _computed_breaks(x: np.ndarray, n: int, method: str, random_state) -> tuple[
     probs = np.concatenate(([0.0], np.arange(1, n + 1, dtype=np.float64) / n))
     b, where = _banded_quantile7(x, probs, n_nan=n_nan)
     hi = float(b[-1])  # the maximum (probability 1)
-    if np.unique(b).size == b.size:
+    bl = b.tolist()
+    if len(set(bl)) == len(bl) if not np.isnan(b).any() else np.unique(b).size == b.size:  # no tied quantiles
         return b, hi, _codes_in_bands(b, where, nan if n_nan else None)
     rng = RRandom(random_state) if random_state is not None else RRandom(int(np.random.SeedSequence().entropy % 2**31))
     warnings.warn(
@@ -647,7 +649,7 @@ def global_recode(data, column, breaks, *, labels=None, method: str = "equidista
     """
     x = _numeric_column("global_recode", data, column)
     if isinstance(breaks, float):
-        n = float(np.round(breaks))
+        n = float(round(breaks)) if math.isfinite(breaks) else breaks  # R's round: half to even, as Python's
         if not n >= 1:
             raise InvalidParameterError(
                 f"breaks, as a number of intervals, must be >= 1 after rounding; got {breaks!r} "
