@@ -13,7 +13,9 @@ k0 = 1.548)`` does, as observed:
   ``s <- s sqrt(sum(chi(r / s)) / target)`` until ``|sum / target - 1| < 1e-4`` (the last step kept), at most
   30 steps. The first usable subset starts from its ``floor(n / 2) + 1``-th smallest ``|r|`` divided by 0.6745;
   a later one only if ``sum(chi(r / best)) < target`` (its scale is then below the best), started from the best
-  scale; the smallest scale wins (the first on ties);
+  scale; the smallest scale wins (the first on ties). Where it is 0 (MASS stops) or rounding noise (at most
+  ``EXACT_FIT_SCALE`` times the largest ``|y|``: half of the records on one fit, where MASS's result depends on
+  the last bits of every fit), pysdc stops, saying so;
 - then, in R, the reweighting steps of ``lqs`` with weights ``(1 - min(1, |r / (k0 s)|)^2)^2`` and the scale
   updated as above until it changes by less than 1e-5 relative (``lqs`` keeps the best subset's coefficients:
   the refined ones go to a misspelt field, ``coefficents``), and ``rlm``'s iteratively reweighted least
@@ -113,10 +115,16 @@ def _scale(r: np.ndarray, s: float, target: float) -> float:
     return s
 
 
+#: an S-scale at most this times the largest |y| is rounding noise of an exact fit
+EXACT_FIT_SCALE = 1e-10
+
+
 def _exact_fit():
     raise InvalidParameterError(
-        "rlm (method 'MM'): half of the records or more lie exactly on one fit, so the S-scale is 0 and MASS "
-        "stops ('missing or negative weights not allowed' in lm.wfit); pysdc stops too.")
+        "rlm (method 'MM'): half of the records or more lie exactly on one fit, so the S-scale is 0 or rounding "
+        "noise: MASS then stops ('missing or negative weights not allowed' in lm.wfit) or returns values that "
+        "rounding decides (the bisquare weights of the records on the fit are ratios of rounding errors); pysdc "
+        "stops in both cases. sdcMicro's own result: the bridge pysdc.r.shuffle.")
 
 
 @dataclass(frozen=True)
@@ -178,7 +186,7 @@ def lqs_s(x: np.ndarray, y: np.ndarray, rng=None) -> LqsS:
             best, coef, bestone = s, b, which
     if coef is None:
         raise InvalidParameterError("lqs failed: all the samples were singular (MASS stops)")
-    if not (math.isfinite(best) and best > 0):
+    if not (math.isfinite(best) and best > EXACT_FIT_SCALE * float(np.max(np.abs(y)))):
         _exact_fit()
     resid = y - _fitted(x, coef)
     scale = best

@@ -119,8 +119,8 @@ def shuffle(data, form, method: str = "ds", weights=None, covmethod: str = "spea
     regmethod : {"lm", "MM"}
         The EGADP regression: R's ``lm``, or MASS's ``rlm(method = "MM")`` per response, started from its
         S-estimate ``lqs`` (whose random subsets, with 5000 or more candidates, are drawn from the stream as
-        MASS draws them: :mod:`pysdc.core.rlm`). Where half of the records lie exactly on one fit, MASS stops
-        and so does pysdc.
+        MASS draws them: :mod:`pysdc.core.rlm`). Where half of the records or more lie exactly on one fit (an
+        S-scale of 0 or rounding noise) pysdc stops: MASS then stops too, or returns values rounding decides.
     gadp : bool
         Compute the EGADP responses too (they draw from the stream after the shuffle).
     random_state : None, int or RRandom

@@ -74,6 +74,16 @@ def test_exact_fit_stops_as_mass():
         rlm_mm(x, y)
 
 
+def test_a_rounding_noise_scale_stops_too():
+    """Half of the records on a line with inexact coefficients: the S-scale is rounding noise (MASS goes on, and
+    its bisquare weights are ratios of rounding errors); pysdc stops, pointing to the bridge."""
+    x = np.column_stack([np.ones(14), np.arange(1.0, 15.0) / 7])
+    y = 0.1 + 0.3 * x[:, 1]
+    y[8:] += np.array([2.0, -3.5, 1.25, 4.0, -1.0, 2.5])
+    with pytest.raises(InvalidParameterError, match="rounding noise.*bridge"):
+        rlm_mm(x, y)
+
+
 def test_singular_design_stops_as_mass():
     x = np.column_stack([np.ones(10), np.arange(10.0), 2 * np.arange(10.0)])
     with pytest.raises(InvalidParameterError, match="singular"):
