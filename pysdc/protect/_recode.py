@@ -415,8 +415,16 @@ def _banded_order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -
     where = np.flatnonzero(np.bitwise_and(bins, 1).view(bool))  # within a band (a few per cent)
     pool = x.take(where)
     pool_bins = bins.take(where)
+    if len(spans) > 1:  # the pool ordered by band (a radix sort of the int8 bins), each band a slice
+        by_band = pool.take(np.argsort(pool_bins, kind="stable"))
+    start = 0
     for j, (_, _, idx) in enumerate(spans):
-        band = pool if len(spans) == 1 else np.compress(np.equal(pool_bins, 2 * j + 1), pool)
+        if len(spans) == 1:
+            band = pool
+        else:
+            size = above[2 * j] - above[2 * j + 1]  # values in (a, b]
+            band = by_band[start:start + size]
+            start += size
         out[idx] = _band_select(band, ks[idx] - (n - above[2 * j]))
     return out, _Bands(bins, where, pool, pool_bins, [sp[2] for sp in spans])
 
