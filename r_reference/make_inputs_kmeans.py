@@ -23,7 +23,7 @@ SEED = 20261125
 
 def _write(name: str, x: np.ndarray) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    lines = [",".join("NaN" if np.isnan(v) else "%.17g" % v for v in row) for row in np.atleast_2d(x)]
+    lines = [",".join("NaN" if np.isnan(v) else f"{v:.17g}" for v in row) for row in np.atleast_2d(x)]
     (OUT / f"{name}.csv").write_text("\n".join(lines) + "\n")
 
 
@@ -72,9 +72,10 @@ def main() -> None:
     ]:
         for k in ks:
             for s in seeds:
-                cases.append({"id": f"{name}_k{k}_s{s}_it{it}", "input": name, "k": k, "seed": s, "iter_max": it})
+                cases.append({"id": f"kmeans:{name}:k{k}:s{s}:it{it}", "input": name, "k": k, "seed": s, "iter_max": it})
     (HERE / "cases").mkdir(exist_ok=True)
-    (HERE / "cases" / "kmeans.json").write_text(json.dumps(cases, indent=1) + "\n")
+    doc = {"function": "kmeans", "cases": cases}
+    (HERE / "cases" / "kmeans.json").write_text(json.dumps(doc, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -329,9 +329,10 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         them (as sdcMicro; pysdc warns).
     nc, clustermethod, transf : int, str, str
         For the ``clust*`` methods and ``influence``: the number of clusters and the cluster analysis,
-        ``"clara"`` (sdcMicro's default) or ``"pam"`` natively (``"kmeans"`` and ``"bclust"`` through the bridge only;
-        ``"cmeans"`` always stops sdcMicro). sdcMicro computes ``transf`` but clusters the untransformed
-        data: it changes nothing but its errors (``"boxcox"`` on values <= 0) and warnings.
+        ``"clara"`` (sdcMicro's default), ``"pam"`` or ``"kmeans"`` (R's ``stats::kmeans`` on R's stream, seeded by
+        ``random_state``) natively (``"bclust"`` through the bridge only; ``"cmeans"`` always stops sdcMicro).
+        sdcMicro computes ``transf`` but clusters the untransformed data: it changes nothing but its errors
+        (``"boxcox"`` on values <= 0) and warnings.
     measure : {"mean", "median", "trim", "onestep"}
         The group statistic of the sorting and clustering methods (``mdav`` and ``rmd`` take the mean and
         ignore it, as in sdcMicro; pysdc warns). ``trim``: R's ``mean(x, trim)``; ``onestep``: values beyond
@@ -342,8 +343,9 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
         1-based position in ``variables`` of the sorting variable of ``method="single"`` (and of the
         ``clustpca``/``clustpppca``/``clustmcdpca`` clusters with fewer records than variables).
     random_state : int, optional
-        For ``method="rmd"``, ``"mcdpca"`` and ``"clustmcdpca"``: an int ``s`` is R's ``set.seed(s)`` before
-        sdcMicro's call (robustbase's ``covMcd`` and MASS's ``cov.mcd`` draw their subsets from R's stream);
+        For ``method="rmd"``, ``"mcdpca"``, ``"clustmcdpca"`` and ``clustermethod="kmeans"``: an int ``s`` is R's
+        ``set.seed(s)`` before sdcMicro's call (robustbase's ``covMcd``, MASS's ``cov.mcd`` and ``kmeans``'s
+        initial centres draw from R's stream);
         None: pysdc's own generator (not sdcMicro's draws).
     weights_by : {"sdcmicro", "record"}
         Which weight a record gets: ``"sdcmicro"`` (default) as sdcMicro 5.8.0, the i-th weight of the data

@@ -2,11 +2,12 @@
 ``clustmcdpca`` and ``influence``, and of ``pppca`` and ``mcdpca`` (issue 28, family 3), called by
 :func:`pysdc.protect.microaggregation`.
 
-The clusters come from ``cluster::clara`` or ``cluster::pam`` (:mod:`pysdc.core.clara`), the orderings from
+The clusters come from ``cluster::clara`` or ``cluster::pam`` (:mod:`pysdc.core.clara`) or ``stats::kmeans``
+(:mod:`pysdc.core.kmeans`, on R's stream seeded by ``random_state``), the orderings from
 :mod:`pysdc.core.microagg_clust` (sdcMicro's robust ``prcompRob``: :mod:`pysdc.core.microagg_pppca`; MASS's
 ``cov.mcd``: :mod:`pysdc.core.mass_mcd`), the group statistics (every measure, sampling weights) from
-:mod:`pysdc.core.microagg_stats`. The checks stop where sdcMicro 5.8.0 stops; the clustermethods ``kmeans`` and
-``bclust`` (R's random stream and Fortran/e1071 routines) run only through :mod:`pysdc.r`.
+:mod:`pysdc.core.microagg_stats`. The checks stop where sdcMicro 5.8.0 stops; the clustermethod ``bclust`` (e1071's
+routine) runs only through :mod:`pysdc.r`.
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ import warnings
 
 import numpy as np
 
-from .._errors import CoercionWarning, InvalidParameterError
+from .._errors import CoercionWarning, InvalidParameterError, PysdcWarning
 from .._validation import user_stacklevel
 from ..core.clara import ClusterError
+from ..core.kmeans import KMeansError
 from ..core.mass_mcd import MCDError, mcd_pca_scores
 from ..core.microagg import fixed_groups
-from ..core.microagg_clust import CLUSTER_METHODS, clust_order, cluster_of, medoid_ties
+from ..core.microagg_clust import CLUSTER_METHODS, centres_of, clust_order, cluster_of, medoid_ties
 from ..core.microagg_pppca import ZeroDirection, ppca_scores
 from ..core.microagg_stats import aggregate
 from ..core.rrandom import RRandom
@@ -39,16 +41,16 @@ def _check_args(method: str, clustermethod: str, transf: str, measure: str, trim
             "(its clust() assigns to an undefined object: \"object 'res' not found\").")
     if clustermethod not in CLUSTER_METHODS:
         raise InvalidParameterError(
-            f"microaggregation(method={method!r}): clustermethod {clustermethod!r} is not native in pysdc (R's "
-            "kmeans/e1071's bclust draw from R's random stream with routines pysdc does not reproduce); use "
-            "clustermethod='clara' (sdcMicro's default) or 'pam', or run it through sdcMicro with "
+            f"microaggregation(method={method!r}): clustermethod {clustermethod!r} is not native in pysdc "
+            "(e1071's bclust draws from R's random stream with routines pysdc does not reproduce); use "
+            "clustermethod='clara' (sdcMicro's default), 'pam' or 'kmeans', or run it through sdcMicro with "
             "pysdc.r.microaggregation.")
     if measure == "trim" and (isinstance(trim, (bool, np.bool_)) or not isinstance(trim, numbers.Real)
                               or not np.isfinite(trim)):
         raise InvalidParameterError(f"microaggregation: trim must be a finite number (R's mean(x, trim)); got {trim!r}.")
 
 
-def _check_stratum(method: str, x: np.ndarray, aggr: int, nc: int, transf: str) -> None:
+def _check_stratum(method: str, x: np.ndarray, aggr: int, nc: int, transf: str, clustermethod: str = "clara") -> None:
     n = x.shape[0]
     if transf == "boxcox" and np.isnan(x).any():
         raise InvalidParameterError(
@@ -58,7 +60,7 @@ def _check_stratum(method: str, x: np.ndarray, aggr: int, nc: int, transf: str) 
         raise InvalidParameterError(
             f"microaggregation(method={method!r}, transf='boxcox'): a variable has a value <= 0; sdcMicro stops "
             "(car::powerTransform: 'First argument must be strictly positive').")
-    if not 1 <= nc <= n - 1:
+    if clustermethod != "kmeans" and not 1 <= nc <= n - 1:  # kmeans: R's own stops (pysdc.core.kmeans)
         raise InvalidParameterError(
             f"microaggregation(method={method!r}): nc={nc} clusters for a stratum of {n} record(s); sdcMicro stops "
             "(clara/pam: the number of clusters must be at least 1 and at most n-1).")
@@ -66,7 +68,7 @@ def _check_stratum(method: str, x: np.ndarray, aggr: int, nc: int, transf: str) 
 
 def _check_clusters(method: str, x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, varsort: int) -> None:
     if method == "influence":
-        gone = np.flatnonzero(np.isnan(x[medoids]).any(axis=1))
+        gone = np.flatnonzero(np.isnan(centres_of(x, medoids)).any(axis=1))
         if gone.size:
             raise InvalidParameterError(
                 f"microaggregation(method='influence'): the medoid of cluster {int(gone[0]) + 1} has a missing value, "
@@ -79,7 +81,7 @@ def _check_clusters(method: str, x: np.ndarray, clustering: np.ndarray, medoids:
                 "replacement length').")
         return
     p = x.shape[1]
-    sizes = np.bincount(clustering, minlength=medoids.size + 1)[1:]
+    sizes = np.bincount(clustering, minlength=medoids.shape[0] + 1)[1:]
     if (sizes < p).any() and not 1 <= varsort <= p:
         raise InvalidParameterError(
             f"microaggregation(method={method!r}): a cluster has fewer records than variables and is ordered by "
@@ -126,7 +128,8 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
         _check_args(method, "clara", "none", measure, trim)
     else:
         _check_args(method, clustermethod, transf, measure, trim)
-    rng = _rng(random_state) if method in ("mcdpca", "clustmcdpca") else None
+    rng = _rng(random_state) if method in ("mcdpca", "clustmcdpca") or (
+        method in ("clustpca", "influence", "clustpppca", "clustmcdpca") and clustermethod == "kmeans") else None
 
     def _mcdpca_order(x):
         if np.isnan(x).any():
@@ -143,7 +146,7 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
         return np.argsort(ppca_scores(x, min(x.shape)), kind="stable")
 
     def _clust_order(x):
-        _check_stratum(method, x, aggr, nc, transf)
+        _check_stratum(method, x, aggr, nc, transf, clustermethod)
         if transf == "log" and (x < 0).any():
             warnings.warn(
                 f"microaggregation(method={method!r}): sdcMicro computes log(x) for transf='log' and R warns 'NaNs "
@@ -154,12 +157,19 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
                 f"microaggregation(method={method!r}): R's clara warns 'Distance computations with NAs: using correct "
                 "instead of pre-2016 wrong formula' (sdcMicro does not set correct.d); pysdc computes the same "
                 "(correct) distances.", CoercionWarning, stacklevel=user_stacklevel())
+        notes: list = []
         try:
-            clustering, medoids = cluster_of(x, nc, clustermethod)
+            clustering, medoids = cluster_of(x, nc, clustermethod, rng, notes)
+        except KMeansError as exc:
+            raise InvalidParameterError(
+                f"microaggregation(method={method!r}): R's kmeans stops, and sdcMicro with it: {exc}") from None
         except ClusterError as exc:
             raise InvalidParameterError(
                 f"microaggregation(method={method!r}): {clustermethod} stops on the missing values, and sdcMicro with "
                 f"it: {exc}.") from None
+        for note in notes:  # R's kmeans warnings, which sdcMicro passes on
+            warnings.warn(f"microaggregation(method={method!r}): R's kmeans warns: {note} (the clusters are R's).",
+                          PysdcWarning, stacklevel=user_stacklevel())
         _check_clusters(method, x, clustering, medoids, varsort)
         return clust_order(x, clustering, medoids, method, varsort, rng)
 

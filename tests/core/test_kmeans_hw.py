@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import pysdc.core.kmeans as km
 from pysdc._errors import InvalidParameterError
 from pysdc._tolerances import CLOSED_FORM
-import pysdc.core.kmeans as km
 from pysdc.core.kmeans import KMeansError, hartigan_wong, initial_centers, kmeans
 from pysdc.core.rrandom import RRandom
 
@@ -207,7 +207,7 @@ def test_live_against_r_kmeans(tmp_path):
     subprocess.run(["Rscript", str(tmp_path / "live.R"), str(tmp_path)], check=True, capture_output=True)
     lines = (tmp_path / "out.txt").read_text().splitlines()
     assert len(lines) == len(rows)
-    for (fn, kind, x, k, seed), line in zip(rows, lines):
+    for (_fn, kind, x, k, seed), line in zip(rows, lines):
         parts = line.split("\t")
         res, err, after = _run(x, k, seed)
         label = f"{kind} m={x.shape[0]} p={x.shape[1]} k={k} seed={seed}"

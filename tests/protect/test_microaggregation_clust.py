@@ -112,8 +112,8 @@ def test_pppca_stops_at_a_record_on_the_medians():
 
 def test_refusals():
     df = pd.DataFrame({"a": [1.0, 2, 3, 4, 5, 6, 7, 8], "b": [1.0, 3, 2, 5, 4, 7, 6, 9]})
-    with pytest.raises(InvalidParameterError, match="kmeans"):
-        microaggregation(df, method="clustpca", nc=2, clustermethod="kmeans", aggr=2)
+    with pytest.raises(InvalidParameterError, match="bclust"):  # kmeans is native (test_microaggregation_kmeans.py)
+        microaggregation(df, method="clustpca", nc=2, clustermethod="bclust", aggr=2)
     with pytest.raises(InvalidParameterError, match="object 'res' not found"):
         microaggregation(df, method="influence", nc=2, clustermethod="cmeans", aggr=2)
     with pytest.raises(InvalidParameterError, match="at most n-1"):
