@@ -2,7 +2,9 @@
 
 DuckDB and Spark read every field as text, with the file's dialect (separator, quote, encoding) and
 its NA strings; the columns are then typed in SQL by the rules of the pandas path (R's ``read.csv``),
-decided over every value of every file together, not over a sample:
+decided over every value of every file together, not over a sample, in one query whose expressions are
+written once for all columns (the fields as (column, value) pairs grouped by column: a wide file's thousands of
+columns cost no more to plan than a few):
 
 * a field that is empty, quoted empty or white space only is blank: missing except in text columns;
 * a column of missing and blank fields only is logical (all missing);
@@ -160,49 +162,89 @@ def _all(cond: str, c: str) -> str:
     return f"min(CASE WHEN {c} <> '' THEN (CASE WHEN {cond} THEN 1 ELSE 0 END) END)"
 
 
-def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, cols: list, sch=None) -> str:
+#: the survey's long form: each field as (its column's 0-based position, its text)
+_J, _V, _K = "pysdc_j", "pysdc_v", "pysdc_k"
+
+
+def _long(sql: _Sql, header: list, src: str) -> str:
+    """The records of ``src`` as one row per field (column position ``pysdc_j``, text ``pysdc_v``): the
+    survey's expressions are then written once for every column, not once per column (a query with
+    thousands of per-column expressions takes DuckDB minutes to plan, growing with the square of the
+    columns)."""
+    listed = ", ".join(sql.q(n) for n in header)
+    if sql.kind == "duckdb":
+        return (f"(SELECT generate_subscripts(pysdc_l, 1) - 1 AS {_J}, unnest(pysdc_l) AS {_V} "
+                f"FROM (SELECT [{listed}] AS pysdc_l FROM {src}) AS pysdc_rows)")
+    return f"(SELECT {_J}, {_V} FROM {src} LATERAL VIEW posexplode(array({listed})) pysdc_x AS {_J}, {_V})"
+
+
+def _survey_sql(sql: _Sql, header: list, decimal: str, src: str, sch=None) -> str:
+    """One query over every column of ``src``: one row per column (its position ``pysdc_j``) with the
+    counts and flags that :func:`_classes` and :func:`_check` read (:func:`_by_column`)."""
+    v, k = _V, _K
     bools = ", ".join(sql.lit(t) for t in INFER_LOGICAL_TEXTS)
     # (a schema's logical column takes R's other logical texts too: true, True, false, False)
     more_bools = ", ".join(sql.lit(t) for t in TRUE_TEXTS + FALSE_TEXTS if t not in INFER_LOGICAL_TEXTS)
-    parts = []
-    for i, e in enumerate(sch["columns"] if sch is not None else []):
-        c = sql.q(e["name"])
-        if e["r_class"] in ("factor", "ordered") and e["name"] in cols:  # values among the levels
-            levels = ", ".join(sql.lit(str(v)) for v in e["levels"]) or "NULL"
-            parts.append(f"min(CASE WHEN {c} IS NOT NULL AND NOT ({c} IN ({levels})) THEN {c} END) AS u{i}")
-        elif e["r_class"] in ("integer", "numeric") and e["name"] in cols:  # whole numbers; the dtype's range
-            x = f"TRY_CAST({sql.trim(_number_text(sql, c, decimal))} AS DOUBLE)"
-            parts.append(f"{_all(f'({sql.rx(c, _INT)} OR {x} = round({x}))', c)} AS w{i}")
-            parts.append(f"min({x}) AS lo{i}")
-            parts.append(f"max({x}) AS hi{i}")
-            if str(e.get("dtype")) in ("float32", "Float32"):  # every value a float32 number
-                parts.append(f"min(CASE WHEN CAST(CAST({x} AS FLOAT) AS DOUBLE) = {x} OR isnan({x}) THEN 1 "
-                             f"WHEN {x} IS NOT NULL THEN 0 END) AS s{i}")
     # each value's kind once (4 logical, 3 logical with a schema only, 2 whole number, 1 other number, 0 text,
     # NULL blank or missing; the logical texts are no numbers), in an inner query; the aggregates over the kinds outside
-    inner = []
+    kind = (f"CASE WHEN {v} IS NULL OR {v} = '' OR {sql.rx(v, _BLANK)} THEN NULL "
+            f"WHEN {v} IN ({bools}) THEN 4 WHEN {v} IN ({more_bools}) THEN 3 WHEN {sql.rx(v, _INT)} THEN 2 "
+            f"WHEN {_is_number(sql, v, decimal)} THEN 1 ELSE 0 END")
+    size = f"abs(coalesce(TRY_CAST({v} AS DOUBLE), TRY_CAST({sql.trim(v)} AS DOUBLE)))"
+    parts = [
+        f"count({v}) AS n",
+        f"max(CASE WHEN instr({v}, {sql.nul()}) > 0 THEN 1 ELSE 0 END) AS z",
+        f"count(CASE WHEN {v} = '' THEN 1 END) AS y",  # empty fields: "" in a text column
+        f"count({k}) AS e",
+        f"min(CASE WHEN {k} = 4 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS b",
+        f"min(CASE WHEN {k} >= 3 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS l",
+        f"min(CASE WHEN {k} = 2 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS i",
+        f"min(CASE WHEN {k} IN (1, 2) THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS f",
+        f"max(CASE WHEN {k} = 2 THEN {size} END) AS m",
+    ]
+    join, extra = "", ""
+    if sch is not None:  # the checks of a schema's classes, over every column (:func:`_by_column` keeps the asked)
+        x = f"TRY_CAST({sql.trim(_number_text(sql, v, decimal))} AS DOUBLE)"
+        parts += [f"{_all(f'({sql.rx(v, _INT)} OR {x} = round({x}))', v)} AS w", f"min({x}) AS lo", f"max({x}) AS hi"]
+        if any(str(e.get("dtype")) in ("float32", "Float32") for e in sch["columns"]):  # float32 numbers
+            parts.append(f"min(CASE WHEN CAST(CAST({x} AS FLOAT) AS DOUBLE) = {x} OR isnan({x}) THEN 1 "
+                         f"WHEN {x} IS NOT NULL THEN 0 END) AS s")
+        levels = [(i, str(lv)) for i, e in enumerate(sch["columns"]) if e["r_class"] in ("factor", "ordered")
+                  for lv in dict.fromkeys(str(x) for x in e["levels"])]
+        if levels:  # a factor's values among its levels: the first value that is not
+            rows = ", ".join(f"({i}, {sql.lit(lv)})" for i, lv in levels)
+            join = (f" LEFT JOIN (VALUES {rows}) AS pysdc_levels(pysdc_lj, pysdc_lv) "
+                    f"ON pysdc_lj = {_J} AND pysdc_lv = {v}")
+            extra = ", pysdc_lv"
+            parts.append(f"min(CASE WHEN {v} IS NOT NULL AND pysdc_lv IS NULL THEN {v} END) AS u")
+    values = f"(SELECT {_J}, {v}, {kind} AS {k}{extra} FROM {_long(sql, header, src)} AS pysdc_long{join})"
+    return f"SELECT {_J}, {', '.join(parts)} FROM {values} AS pysdc_values GROUP BY {_J}"
+
+
+def _by_column(rows: list, header: list, cols: list, sch) -> dict:
+    """The survey's rows (one per column) as one record: ``n0``, ``z0``, ... ``n1`` ... by column position, as
+    :func:`_classes` and :func:`_check` read them; a schema's checks kept only where they apply (``w``, ``lo``,
+    ``hi`` for its integer and numeric columns, ``s`` for float32 ones, ``u`` for factors with levels)."""
+    got = {int(r[_J]): r for r in rows}
+    out = {}
+    asked = set(cols)
     for i, name in enumerate(header):
-        c = sql.q(name)
-        parts.append(f"count({c}) AS n{i}")
-        parts.append(f"max(CASE WHEN instr({c}, {sql.nul()}) > 0 THEN 1 ELSE 0 END) AS z{i}")
-        parts.append(f"count(CASE WHEN {c} = '' THEN 1 END) AS y{i}")  # empty fields: "" in a text column
-        if name not in cols:
+        r = got.get(i, {})  # no row: no records
+        for key in ("n", "z", "y", "e"):
+            out[f"{key}{i}"] = r.get(key) or 0
+        for key in ("b", "l", "i", "f", "m"):
+            out[f"{key}{i}"] = r.get(key)
+        if sch is None or name not in asked:
             continue
-        inner.append(f"CASE WHEN {c} IS NULL OR {c} = '' OR {sql.rx(c, _BLANK)} THEN NULL "
-                     f"WHEN {c} IN ({bools}) THEN 4 WHEN {c} IN ({more_bools}) THEN 3 WHEN {sql.rx(c, _INT)} THEN 2 "
-                     f"WHEN {_is_number(sql, c, decimal)} THEN 1 ELSE 0 END AS pysdc_k{i}")
-        k = f"pysdc_k{i}"
-        size = f"abs(coalesce(TRY_CAST({c} AS DOUBLE), TRY_CAST({sql.trim(c)} AS DOUBLE)))"
-        parts += [
-            f"count({k}) AS e{i}",
-            f"min(CASE WHEN {k} = 4 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS b{i}",
-            f"min(CASE WHEN {k} >= 3 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS l{i}",
-            f"min(CASE WHEN {k} = 2 THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS i{i}",
-            f"min(CASE WHEN {k} IN (1, 2) THEN 1 WHEN {k} IS NOT NULL THEN 0 END) AS f{i}",
-            f"max(CASE WHEN {k} = 2 THEN {size} END) AS m{i}",
-        ]
-    inner_sql = f"(SELECT *, {', '.join(inner)} FROM {src})" if inner else src
-    return f"SELECT {', '.join(parts)} FROM {inner_sql} AS pysdc_survey"
+        e = sch["columns"][i]
+        if e["r_class"] in ("integer", "numeric"):
+            for key in ("w", "lo", "hi"):
+                out[f"{key}{i}"] = r.get(key)
+            if str(e.get("dtype")) in ("float32", "Float32"):
+                out[f"s{i}"] = r.get("s")
+        elif e["r_class"] in ("factor", "ordered") and len(e["levels"]):
+            out[f"u{i}"] = r.get("u")
+    return out
 
 
 def _classes(row: dict, header: list, cols: list) -> dict:
@@ -306,7 +348,7 @@ def _survey(fetch, sql: _Sql, opts: dict, src: str, what: str) -> dict:
         cols = [n for n in header if n not in text]
     if sch is not None:  # the schema's factors are checked against their levels
         cols += [n for n in header if n not in text and classes[n] == "character"]
-    row = fetch(_survey_sql(sql, header, opts["decimal"], src, cols, sch))
+    row = _by_column(fetch(_survey_sql(sql, header, opts["decimal"], src, sch)), header, cols, sch)
     if sch is None:
         classes = _classes(row, header, cols)
     _check(row, header, classes, sch, what)
@@ -352,17 +394,17 @@ def duckdb_csv(con, files: list, opts: dict):
     what = _what(files)
     src = source(True)
 
-    def fetch(query: str) -> dict:
+    def fetch(query: str) -> list:
         nonlocal src
         try:
             try:
-                return _row(con.sql(query))
+                return _rows(con.sql(query))
             except duckdb.Error as exc:
                 if "null_padding" not in str(exc) or "parallel" not in str(exc):
                     raise
                 serial = source(False)
-                row, src = _row(con.sql(query.replace(src, serial))), serial
-                return row
+                rows, src = _rows(con.sql(query.replace(src, serial))), serial
+                return rows
         except duckdb.Error as exc:
             raise _duck_error(exc, what, opts) from None
 
@@ -377,8 +419,8 @@ def _n_fields(text: str, sep: str) -> int:
         return 0
 
 
-def _row(rel) -> dict:
-    return dict(zip(rel.columns, rel.fetchall()[0]))
+def _rows(rel) -> list:
+    return [dict(zip(rel.columns, r)) for r in rel.fetchall()]
 
 
 def _duck_error(exc, what: str, opts: dict) -> InvalidParameterError:
@@ -458,8 +500,8 @@ def spark_csv(spark, files: list, opts: dict):
     view2 = view + "_na"
     clean.createOrReplaceTempView(view2)
 
-    def fetch(query: str) -> dict:
-        return spark.sql(query).collect()[0].asDict()
+    def fetch(query: str) -> list:
+        return [r.asDict() for r in spark.sql(query).collect()]
 
     classes = _survey(fetch, sql, opts, view2, what)
     return clean.selectExpr(*_typed_exprs(sql, header, classes, opts["decimal"]))
