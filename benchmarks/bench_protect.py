@@ -21,11 +21,16 @@ pysdc time); the numbers go to ``benchmarks/RESULTS.md`` ("Protection: recoding"
 pysdc before and after the R process (both reported) so that both sides run in the same minutes. On a
 machine shared with other jobs CPU time moves less than wall time, though caches and the scheduler still
 move it by tens of per cent.
+
+``--ab FILE`` times the same three calls with a former pysdc/protect/_recode.py (``git show
+REV:pysdc/protect/_recode.py > FILE``) and the current one, interleaved in this process (old, new, old, ...;
+``--repeats`` timings of ``--calls`` calls each, CPU time), after checking that both give the same frame; no R.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import statistics
 import time
 
@@ -155,16 +160,60 @@ def cpu_main(sizes: str, repeats: int, calls: int, work) -> int:
     return 0
 
 
+def _recode_fns(mod, x: pd.DataFrame) -> dict:
+    return {
+        "global_recode_cuts": lambda: mod.global_recode(x, "income", [0, 1e4, 2e4, 5e4, np.inf]),
+        "global_recode_n10": lambda: mod.global_recode(x, "income", 10),
+        "global_recode_equalAmount": lambda: mod.global_recode(x, "income", 5, method="equalAmount"),
+    }
+
+
+def ab_main(sizes: str, repeats: int, calls: int, old_file: str) -> int:
+    """A former _recode.py against the current one, interleaved in one process (CPU time per call)."""
+    from pysdc.protect import _recode as new
+
+    spec = importlib.util.spec_from_file_location("pysdc.protect._recode_ab_old", old_file)
+    old = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(old)
+    rows = []
+    for size in sizes.split(","):
+        x = make_frame(int(float(size)))
+        fo, fn = _recode_fns(old, x), _recode_fns(new, x)
+        for k in fo:
+            pd.testing.assert_frame_equal(fo[k](), fn[k](), check_exact=True)
+            v = {"old": [], "new": []}
+            for _ in range(repeats):
+                for side, fn_ in (("old", fo[k]), ("new", fn[k])):
+                    t0 = time.process_time()
+                    for _ in range(calls):
+                        fn_()
+                    v[side].append((time.process_time() - t0) / calls)
+            best = {s_: min(t) for s_, t in v.items()}
+            med = {s_: statistics.median(t) for s_, t in v.items()}
+            rows.append([k, size, f"{best['old'] * 1e3:.3f} / {med['old'] * 1e3:.3f}",
+                         f"{best['new'] * 1e3:.3f} / {med['new'] * 1e3:.3f}",
+                         f"{ratio(best['old'], best['new'])} / {ratio(med['old'], med['new'])}"])
+    print(markdown(["method", "N", "old CPU ms best / median", "new CPU ms best / median",
+                    "old / new (best / median)"], rows))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1e5,1e6")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--dir", default=None)
     ap.add_argument("--cpu", action="store_true", help="CPU time of the three global_recode calls only")
-    ap.add_argument("--calls", type=int, default=50, help="calls per CPU timing (with --cpu)")
+    ap.add_argument("--calls", type=int, default=50, help="calls per CPU timing (with --cpu or --ab)")
+    ap.add_argument("--ab", default=None, metavar="FILE",
+                    help="A/B: a former pysdc/protect/_recode.py against the current one (no R)")
     a = ap.parse_args(argv)
     work = workdir(a.dir, "pysdc_protect_bench_")
     print(f"# {load_average()} at start", flush=True)
+    if a.ab:
+        code = ab_main(a.sizes, a.repeats, a.calls, a.ab)
+        print(f"# {load_average()} at end")
+        return code
     if a.cpu:
         code = cpu_main(a.sizes, a.repeats, a.calls, work)
         print(f"# {load_average()} at end")
