@@ -10,8 +10,16 @@ compares them with the entry's ``compare_case`` (sdcMicro's result in the place 
 comparison the stored method cases use, at the tolerances of :mod:`pysdc._tolerances` (suppressed cells,
 groups, recodes and R-stream draws exactly; closed-form floats at rtol 1e-12).
 
-Not compared: ``rankSwap`` and ``recordSwap``: their C++ draws from its own generator, which pysdc does not
-reproduce (a listed divergence), so the same seed swaps other records by design.
+``rankSwap`` (:func:`rank_swap_variant`) is called on a frame of its own built from the data set's numeric
+variables (ties from rounding, missing values, an integer key now and then) with varied TopPercent,
+BottomPercent, P or R0 and an int seed (sdcMicro's own C++ generator, which pysdc reproduces), and compared value
+for value. Where sdcMicro 5.8.0 has no defined result (one extreme group empty but not the other, by sdcMicro's
+single-precision count), the bridge refuses; the tester then counts pysdc's warning that sdcMicro has no defined
+result (:data:`UNDEFINED_WARNINGS`) as pysdc's refusal, so both refusing is agreement and a warning on one side
+only is a mismatch.
+
+Not compared: ``recordSwap``: its C++ draws from its own std::mt19937, which pysdc does not reproduce (a listed
+divergence), so the same seed swaps other records by design.
 
 A refusal on one side only is a mismatch; both refusing is agreement. Mismatches listed in
 ``r_reference/divergences.json`` (``"applies_to": "fuzz"``, case ``fuzz:<R name>:<variant>:<tags>:<seed>``)
@@ -31,17 +39,21 @@ import pysdc.r
 
 from .._errors import PysdcError
 from .._registry._methods import METHODS, method_by_r_name
+from ..core.rankswap import extreme_count
 from ._fuzz_data import FuzzData
 from ._fuzz_run import _outcome
 
-__all__ = ["NOT_COMPARED", "MORE_MICROAGGREGATION", "method_frame", "method_variants", "run_methods"]
+__all__ = ["NOT_COMPARED", "MORE_MICROAGGREGATION", "UNDEFINED_WARNINGS", "method_frame", "method_variants",
+           "rank_swap_variant", "run_methods"]
 
 #: methods of the registry the tester does not compare number for number, and why
 NOT_COMPARED = {
-    "rankSwap": "its C++ draws from its own generator seeded by its seed argument; pysdc does not reproduce it "
-                "(listed divergence rankSwap:*)",
     "recordSwap": "its C++ draws from its own std::mt19937; pysdc does not reproduce it (listed divergence)",
 }
+
+#: the start of the warning with which a native method says that sdcMicro 5.8.0 has no defined result for the call
+#: (the bridge refuses those calls): the tester counts it as the native side's refusal
+UNDEFINED_WARNINGS = {"rankSwap": "rank_swap: sdcMicro 5.8.0 has no defined result"}
 
 #: calls not made on some data sets, and why
 SKIPPED = {
@@ -250,7 +262,91 @@ def method_variants(ds: FuzzData, rng: np.random.Generator) -> list:
     out.append(("localSuppression", f"k{k}", args, d))
     args = {"keyVars": keys, "w": ds.w, "keyVar": pick(keys), "threshold": float(rng.choice([0.05, 0.15, 0.5]))}
     out.append(("localSupp", f"t{args['threshold']:g}", args, d))
+    # ---- rank swapping (sdcMicro's own generator, reproduced): a frame and stream of its own
+    out.append(("rankSwap", *rank_swap_variant(ds, seed)))
     return out
+
+
+#: rankSwap's TopPercent and BottomPercent (0: no extreme group), P (sdcMicro's fraction) and R0 as drawn
+RANK_SWAP_PERCENTS = (0.0, 0.5, 1.0, 2.5, 5.0, 10.0, 25.0)
+RANK_SWAP_P = (0.005, 0.02, 0.05, 0.1, 0.3, 1.0)
+RANK_SWAP_R0 = (0.0, 0.5, 0.8, 0.95, 0.99, 1.0)
+#: how often a rankSwap call is drawn where sdcMicro 5.8.0 has no defined result (the bridge refuses, pysdc warns)
+RANK_SWAP_UNDEFINED = 0.1
+
+
+def _rank_swap_undefined(data: pd.DataFrame, variables, top: float, bottom: float) -> bool:
+    """Whether a variable's non-missing count leaves one extreme group empty but not the other (sdcMicro's
+    single-precision count, :func:`pysdc.core.rankswap.extreme_count`): sdcMicro 5.8.0 has no defined result."""
+    ns = [int(data[v].notna().sum()) for v in variables]
+    return any(n and (extreme_count(n, top) == 0) != (extreme_count(n, bottom) == 0) for n in ns)
+
+
+def rank_swap_variant(ds: FuzzData, seed: int) -> tuple:
+    """(variant label, arguments by sdcMicro's names, data) of one ``rankSwap`` call on ``ds``.
+
+    Drawn from a stream of its own (``default_rng([seed, 30])``, the other methods' draws unchanged). The frame
+    holds the data set's numeric variables, each kept as drawn, rounded to a coarse grid (ties) or reduced to a
+    few distinct whole numbers (many ties), with missing values in some, and now and then a numeric key (an
+    integer key with its missing values). Two or more of them are swapped (the others stay in the frame). The
+    call takes P or R0 or neither (sdcMicro's default), TopPercent and BottomPercent from
+    :data:`RANK_SWAP_PERCENTS` (or the defaults) and an int seed (0 and 2**31 - 1 among them). About one call in
+    ten (:data:`RANK_SWAP_UNDEFINED`) is drawn where sdcMicro has no defined result (label ``+undefined``); the
+    others avoid it.
+    """
+    g = np.random.default_rng([seed, 30])
+    n = ds.n
+    frame, label = {}, []
+    for c in ds.x.columns:
+        x = ds.x[c].to_numpy(dtype=np.float64, na_value=np.nan).copy()
+        kind = str(g.choice(["raw", "round", "few"], p=[0.4, 0.35, 0.25]))
+        if kind == "round":
+            sd = float(np.nanstd(x)) or 1.0
+            step = 10.0 ** np.floor(np.log10(sd)) * float(g.choice([0.5, 1.0, 2.0]))
+            x = np.round(x / step) * step
+        elif kind == "few":
+            x = np.where(np.isnan(x), np.nan, g.integers(0, int(g.integers(2, 7)), n).astype(np.float64))
+        if kind != "raw" and "ties" not in label:
+            label.append("ties")
+        if g.random() < 0.4:
+            x[g.random(n) < float(g.uniform(0.01, 0.2))] = np.nan
+        frame[c] = x
+    keys = [k for k in _numeric_keys(ds) if ds.key_classes[k] == "integer"]
+    if keys and g.random() < 0.3:
+        k = keys[int(g.integers(0, len(keys)))]
+        frame[k] = ds.data[k].astype("Int64")
+        label.append("intkey")
+    data = pd.DataFrame(frame, index=ds.data.index)
+    names = list(data.columns)
+    variables = [names[i] for i in np.sort(g.choice(len(names), size=int(g.integers(2, len(names) + 1)),
+                                                    replace=False))]
+    if data[variables].isna().any().any():
+        label.append("na")
+    args: dict = {"variables": variables}
+    mode = str(g.choice(["P", "R0", "default"], p=[0.4, 0.4, 0.2]))
+    if mode == "P":
+        args["P"] = float(g.choice(RANK_SWAP_P))
+    elif mode == "R0":
+        args["R0"] = float(g.choice(RANK_SWAP_R0))
+    want_undefined = g.random() < RANK_SWAP_UNDEFINED
+    top = bottom = 5.0
+    for tries in range(40):
+        if tries or g.random() < 0.75:
+            top, bottom = (float(v) for v in g.choice(RANK_SWAP_PERCENTS, size=2))
+        if _rank_swap_undefined(data, variables, top, bottom) == want_undefined:
+            break
+    if (top, bottom) != (5.0, 5.0):
+        args["TopPercent"], args["BottomPercent"] = top, bottom
+    if _rank_swap_undefined(data, variables, top, bottom):
+        label.append("undefined")
+    r = g.random()
+    args["seed"] = 0 if r < 0.1 else 2 ** 31 - 1 if r < 0.2 else int(g.integers(0, 2 ** 31))
+    return "+".join([mode, *label]), args, data
+
+
+class UndefinedInSdcMicro(Exception):
+    """pysdc's warning that sdcMicro 5.8.0 has no defined result (:data:`UNDEFINED_WARNINGS`), recorded by the
+    tester as the native side's refusal (the bridge refuses those calls)."""
 
 
 class _Diff(SimpleNamespace):
@@ -264,9 +360,13 @@ def _as_diffs(lines: list) -> list:
 
 def _run(entry, fn, args, data):
     before = data.copy(deep=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         out = entry.run_case(fn, dict(args), data)
+    undefined = UNDEFINED_WARNINGS.get(entry.r)
+    said = [str(w.message) for w in caught if undefined and str(w.message).startswith(undefined)]
+    if said:
+        raise UndefinedInSdcMicro(said[0])
     if not data.equals(before):
         raise AssertionError(f"{entry.python} modified its input")
     if isinstance(out, dict) and "after" in out:
@@ -292,7 +392,7 @@ def run_methods(ds: FuzzData, divergences=(), *, native_mod=None, bridge_mod=Non
         o = _outcome(ds, r_name, variant, args, native, bridge,
                      lambda a, b, e=entry: _as_diffs(e.compare_case(b, a)), divergences, t0)
         exc = native[1]
-        if exc is not None and not isinstance(exc, PysdcError):  # bad input must get a clear pysdc error
+        if exc is not None and not isinstance(exc, (PysdcError, UndefinedInSdcMicro)):  # bad input must get a clear pysdc error
             o.status, o.field, o.reason = "mismatch", "(raw error)", ""
             o.detail = f"pysdc raised a raw {type(exc).__name__} (not a pysdc error): {str(exc)[:200]}"
         outs.append(o)
@@ -313,6 +413,6 @@ def compared_methods() -> list:
 
 # the entries the variants name exist (a renamed method fails here, at import)
 for _name in ("globalRecode", "topBotCoding", "groupAndRename", "mvTopCoding", "microaggregation", "mafast",
-              "addNoise", "pram", "shuffle", "localSuppression", "localSupp"):
+              "addNoise", "pram", "shuffle", "localSuppression", "localSupp", "rankSwap"):
     method_by_r_name(_name)
 del _name

@@ -270,7 +270,10 @@ def _markdown_methods(doc: dict, max_rows: int) -> str:
         "tolerances of `pysdc/_tolerances.py`). A refusal on one side only, or a raw (non-pysdc) error, is a "
         "mismatch. microaggregation is called twice on each data set: with mdav, simple, single or onedims, and "
         f"with one of {', '.join(MORE_MICROAGGREGATION)} (the clustering ones with clara or pam). "
-        "rankSwap and recordSwap are not compared (their C++ generators; listed divergences). "
+        "rankSwap is called on a frame of the numeric variables with ties and missing values (varied TopPercent, "
+        "BottomPercent, P, R0, int seeds) and compared value for value; where sdcMicro has no defined result "
+        "(one extreme group empty but not the other) the bridge refuses and pysdc's warning counts as its "
+        "refusal. recordSwap is not compared (its C++ std::mt19937; listed divergence). "
         "Reproduce a data set with `python -m pysdc.parity.fuzz --methods --replay SEED`.", "",
         f"**Total: {t['calls']} calls, {t['agree']} agree, {t['both-refused']} refused by both, "
         f"{t['explained']} explained divergences, {t['mismatch']} unexplained mismatches.**", "",
@@ -452,7 +455,7 @@ def main(argv=None) -> int:
                         f"sets of at most {METHODS_MAX_N} records)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes, each with its own R (default 1)")
     p.add_argument("--measures", nargs="+", metavar="RNAME",
-                   help="only these sdcMicro functions (e.g. suda2; with --methods: e.g. pram), without the "
+                   help="only these sdcMicro functions (e.g. suda2; with --methods: e.g. pram rankSwap), without the "
                         "problem object")
     p.add_argument("--merge", nargs="+", metavar="JSON",
                    help="merge the result files of runs over consecutive seed ranges into OUTPUT")
