@@ -167,8 +167,9 @@ def test_hand8_frequencies_by_hand():
 
 
 def test_divergences_registry_is_well_formed():
-    # every divergence names stored cases: those the registries run, and those a method's own test runs
-    # (rankSwap: no registry entry yet, its stored cases are compared in tests/protect/test_protect_rankswap.py)
+    # every divergence names stored cases: those the registries run (the measures' and the methods', rankSwap's
+    # among them: r_reference/outputs/rankSwap.json, its divergence rankSwap:* for unseeded runs only), and those
+    # a method's own test runs
     ids = [c.id for c in CASES] + [c["id"] for f in sorted((ROOT / "cases").glob("*.json"))
                                    for c in json.loads(f.read_text(encoding="utf-8")).get("cases", []) if "id" in c]
     for d in DIVERGENCES:
