@@ -18,8 +18,9 @@ exact single-precision distances and sdcMicro's tie rules decide:
   leaves and groups of sub-groups, each with a ball
   (in z) around its records, which bounds the single-precision distance of its records from above
   (``(|cen - z_q| + rad)^2 * (1 + eta)``, the rounding of every step bounded), pruned against the
-  distance of a record already found (the records of the group of leaves with the largest bound, of a few
-  records at the head of the centroid's list, then of the leaves with the largest bounds). The leaves'
+  distance of a record already found (the records of the leaves that held the last ``_RECENT`` answers:
+  the farthest records of recent rounds lie where the next ones do; then of the leaf with the largest
+  bound). The leaves'
   records' real squared distances come from a block table (leaf x slot x (-2 z, |z|^2), |z|^2 = -inf where
   no remaining record is: one gather and one matrix-vector product per query); they bracket the
   single-precision distances, which are evaluated only for the few records the bracket cannot decide;
@@ -200,6 +201,9 @@ class _Cells:
         # the counts and a leaf's sub-group and group as lists: :meth:`remove` reads them one record at a time
         self.live, self.live2, self.live3 = self.live.tolist(), self.live2.tolist(), self.live3.tolist()
         self._sb, self._sc = self.sb_of.tolist(), sc_of.tolist()
+        # the leaves of the last answers of :meth:`farthest` (the padding leaf: none yet)
+        self.recent = np.full(_RECENT, nleaf)
+        self.rpos, self._rset = 0, set()
         self.cmax = float(np.sqrt(max(self.balls[:, -3].max(), self.balls2[:, -3].max(),
                                       self.balls3[:, -3].max())))  # the largest |cen|
 
@@ -257,7 +261,8 @@ class _Cells:
         return d
 
     def farthest(self, q: np.ndarray, qz: np.ndarray, hint=None) -> int:
-        """The remaining record farthest from q (equal distances: the first in record order).
+        """The remaining record farthest from q (equal distances: the first in record order); ``hint``:
+        remaining records whose distance may serve as a first lower bound.
 
         The real squared distances dr of the candidate leaves' records (one product) bracket the
         single-precision distance D: with s = sqrt(dr) and e = sqrt(err) + 4 sig (the rounding of dr and
@@ -266,12 +271,16 @@ class _Cells:
         q2 = float(qz @ qz)
         err = 4 * (qz.size + 8) * 2.0 ** -53 * (max(self.cmax, self.zmax) + np.sqrt(q2)) ** 2
         e = float(np.sqrt(err)) + 4 * self.sig
-        v = np.append(qz, 1.0)
+        v = np.ones(qz.size + 1)
+        v[:-1] = qz
         lo_of = self._lo
         ub2 = self._ub(self.balls2, qz, q2, err)
-        # a remaining record's distance lb: the records of the group with the largest bound, and ``hint``
-        lb = lo_of(float(np.fmax.reduce(self._dreal(self.leaves_of[int(np.argmax(ub2))], v, q2))), e)
-        if hint is not None and hint.size:
+        # a remaining record's distance lb: the records of the leaves of the last answers (the farthest
+        # records of recent rounds lie where the next ones do), else of the group with the largest bound
+        lb = lo_of(float(np.fmax.reduce(self._dreal(self.recent, v, q2))), e)
+        if not lb > 0:
+            lb = lo_of(float(np.fmax.reduce(self._dreal(self.leaves_of[int(np.argmax(ub2))], v, q2))), e)
+        if hint is not None and hint.size:  # remaining records given by the caller
             lb = max(float(_d32(self.x.take(hint, axis=0), q, self.w).max()), lb)
         subs = self.subs_of.compress(ub2 >= lb, axis=0).ravel()
         ub3 = self._ub(self.balls3.take(subs, axis=0), qz, q2, err)
@@ -287,7 +296,14 @@ class _Cells:
         sel = np.flatnonzero(dr >= t * t) if t > 0 else np.flatnonzero(dr > -np.inf)
         rows = self.rows_of.take(leaves, axis=0).ravel().take(sel)
         d = _d32(self.x.take(rows, axis=0), q, self.w)
-        return int(rows.compress(d == d.max()).min())
+        r = int(rows.compress(d == d.max()).min())
+        lf = int(self.leaf_of[r])
+        if lf not in self._rset:  # a leaf not among the last answers' leaves replaces the oldest
+            self._rset.discard(int(self.recent[self.rpos]))
+            self._rset.add(lf)
+            self.recent[self.rpos] = lf
+            self.rpos = (self.rpos + 1) % _RECENT
+        return r
 
     def _lo(self, dmax: float, e: float) -> float:
         """A lower bound of the single-precision distance of the record with real squared distance
@@ -369,11 +385,6 @@ class _Shell:
         self.ptr = p
         return p
 
-    def hint(self, size: int) -> np.ndarray:
-        """Up to ``size`` remaining records at the list's head (far from the centroid)."""
-        sl = self.ids[self.ptr:self.ptr + size]
-        return sl.compress(self.alive.take(sl))
-
     def around_centroid(self, cz: np.ndarray, dz: float) -> np.ndarray:
         """The remaining records that may be the farthest from any centre within dz of cz (real z)."""
         fresh = False
@@ -396,11 +407,13 @@ class _Shell:
 
 
 #: records per leaf of the k-d tree of :func:`mdav_fast`; at most _WIDTH records per leaf, _GROUP leaves
-#: per group of leaves and _SUB leaves per sub-group in its tables
+#: per group of leaves and _SUB leaves per sub-group in its tables; the leaves of the last _RECENT answers
+#: (different leaves) of the farthest query give its first lower bound
 _LEAF = 16
 _WIDTH = 16
 _GROUP = 128
 _SUB = 8
+_RECENT = 128
 
 
 def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -422,6 +435,7 @@ def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     totals = xa.sum(axis=0)
     zrec = None
     u = 2.0 ** -53
+    znan, vc = cells.znan, np.ones(p + 1)  # the records' rows (-2 z, |z|^2); (cz, 1)
     g, left = 0, n
     while left >= 2 * k:
         ngroups = 1 if left < 3 * k else 2
@@ -430,7 +444,19 @@ def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         delta = 2.0 * ((left + 2) * u * ca[p:] + 2 * u * np.abs(c)) + 1e-300
         clo, chi = c - delta, c + delta
         dsw = delta * sw
-        rows = shell.around_centroid(c * sw, float(np.sqrt(dsw @ dsw)))
+        cz = c * sw
+        dz = float(np.sqrt(dsw @ dsw))
+        rows = shell.around_centroid(cz, dz)
+        if rows.size > 16:  # the records whose distance may be the largest by their real distances (as in
+            # _Cells.farthest; any centre of the box is within dz of cz, and |cz| <= zmax)
+            c2 = float(cz @ cz)
+            vc[:p] = cz
+            dr = znan.take(rows, axis=0) @ vc
+            dr += c2
+            ec = np.sqrt(4 * (p + 8) * 2.0 ** -53 * (cells.zmax + np.sqrt(c2)) ** 2) + 4 * sig + dz
+            tc = (float(np.sqrt(max(float(dr.max()), 0.0))) - ec) * cells.rho * (1 - 1e-12) - ec
+            if tc > 0:
+                rows = rows.compress(dr >= tc * tc)
         dlo, dhi = _d32_box(x.take(rows, axis=0), clo, chi, w)
         cand = rows.compress(dhi >= dlo.max())
         if cand.size == 1 or (x.take(cand, axis=0) == x[cand[0]]).all():
@@ -442,7 +468,7 @@ def mdav_fast(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
             d = _d32(x.take(cand, axis=0), cexact, w)
             r = int(cand.compress(d == d.max()).min())
         # the record farthest from r is taken before r's group leaves (it may be in the group)
-        seeds = (r, cells.farthest(x[r], z[r], shell.hint(256))) if ngroups == 2 else (r,)
+        seeds = (r, cells.farthest(x[r], z[r])) if ngroups == 2 else (r,)
         dd, near = cells.query(seeds, k)
         for i, q in enumerate(seeds):
             rows = cells.nearest(x[q], z[q], k, (dd[i], near[i]))
