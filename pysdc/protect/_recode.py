@@ -353,14 +353,16 @@ def _order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> np.nd
 def _banded_order_statistics(x: np.ndarray, ks: np.ndarray, *, n_nan: int = 0) -> tuple[np.ndarray, _Bands | None]:
     """:func:`_order_statistics`, and the bands that proved them (None where no bands were used).
 
-    For large ``x`` a systematic sample (every ``n // m``-th value, m about n / 64, as float32) gives for each
-    run of adjacent ranks two bounds ``a < b`` some standard deviations of a sample rank outside them (bands
-    that would overlap are merged): the sample's order statistics at those positions (one partition of the
-    sample). One comparison of ``x`` with each bound, in order, bins every value (the number of bounds below
-    it: odd inside a band) and counts the values ``<= a`` and ``<= b``, which prove that the ranks lie in the
-    band ``(a, b]`` (else the whole array is partitioned). Only the bands' values (a few per cent) are
-    gathered, each band narrowed once more by a sample of its own, and partitioned. The smallest and largest
-    ranks are the minimum and maximum. The values are exact order statistics either way.
+    For large ``x`` a systematic sample (every ``n // m``-th value, m about n / 64, as float32, sorted) gives
+    for each run of adjacent ranks two bounds ``a < b`` some standard deviations of a sample rank outside them
+    (bands that would overlap are merged). One comparison of ``x`` with each bound, in order, bins every value
+    (the number of bounds below it: odd inside a band) and counts the values ``<= a`` and ``<= b``, which prove
+    that the ranks lie in the band ``(a, b]`` (else the whole array is partitioned). The comparisons are made on
+    a float32 copy of ``x`` (``_BINS_F32``): rounding to float32 is monotone, so each is still a threshold on
+    the values of ``x`` and the counts prove the bands as well; the values gathered are ``x``'s. Only the bands'
+    values (a few per cent) are gathered (with their positions, kept for :func:`_codes_in_bands`), ordered by
+    band, each band narrowed once more by a sample of its own, and partitioned. The smallest and largest ranks
+    are the minimum and maximum. The values are exact order statistics either way.
     """
     n = x.size - n_nan
     if n < _BANDS_FROM:
