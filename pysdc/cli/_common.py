@@ -136,7 +136,8 @@ class Warnings:
 def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None, *, columns=None,
          text=None, flag: str = "") -> pd.DataFrame:
     """Read ``path`` (only ``columns``, if given; ``text`` columns as text), warning about
-    empty text fields read as a category and about files that look ;- or tab-separated."""
+    empty text fields read as a category (the reader's warning, naming ``label``) and about files that look
+    ;- or tab-separated."""
     p = Path(path)
     if not p.name.lower().endswith((".parquet", ".pq")) and not p.exists():
         raise FileNotFoundError(f"{label} file {path!r} does not exist")
@@ -147,8 +148,9 @@ def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None
         check_columns(flag or "the command", columns, header, label)
         usecols = list(columns)
     text_cols = [c for c in (text or [])]
-    df = ws.run(f"reading {label}", _io.read_table, p, schema=schema, na_values=na, usecols=usecols,
-                text_columns=text_cols)
+    with _io.reading_as(label):  # the reader says the empty text fields of the columns read, as LABEL
+        df = ws.run(f"reading {label}", _io.read_table, p, schema=schema, na_values=na, usecols=usecols,
+                    text_columns=text_cols)
     if columns is not None and p.name.lower().endswith((".parquet", ".pq")):
         check_columns(flag or "the command", columns, list(df.columns), label)
         df = df[list(columns)]
@@ -160,35 +162,13 @@ def load(path: str, schema: str | None, label: str, ws: Warnings, na_values=None
     hint = separator_hint(df.columns)
     if hint:
         ws.run(f"reading {label}", warnings.warn, f"{label} has a single column.{hint}", PysdcWarning)
-    if "" not in na:
-        warn_blank_text(df, label, ws)
     return df
 
 
-def warn_blank_text(df: pd.DataFrame, label: str, ws: Warnings) -> None:
-    """Empty text fields in text or categorical columns are read as the category "" (as R's read.csv does)."""
-    counts = {}
-    for col in df.columns:
-        s = df[col]
-        if isinstance(s.dtype, pd.CategoricalDtype):
-            if "" not in set(map(str, s.cat.categories)):
-                continue
-            counts[col] = int((s.astype(object) == "").sum())
-        elif s.dtype == object or isinstance(s.dtype, pd.StringDtype):
-            counts[col] = int((s == "").fillna(False).sum())
-    warn_empty_text(counts, label, ws)
-
-
 def warn_empty_text(counts: dict, label: str, ws: Warnings) -> None:
-    """The warning of :func:`warn_blank_text` from the counts of empty text fields per column (an engine's
-    come from the survey that types its CSV columns: ``Scan.csv["empty_text"]``, :mod:`pysdc.engine._csv`)."""
-    for col, n in counts.items():
-        if n:
-            ws.run(f"reading {label}", warnings.warn,
-                   f"column {col!r} of {label} has {n} empty text field(s); they are read as the category \"\" "
-                   "(a value like any other, as R's read.csv does), not as missing values. If they mean "
-                   "missing (pandas writes missing values so), add --na '' to read them as missing.",
-                   PysdcWarning)
+    """The readers' warning on empty text fields (:func:`pysdc.io.warn_empty_text`) for the columns of ``label`` a
+    command uses, from counts taken while reading (an engine's: ``Scan.csv["empty_text"]``, :mod:`pysdc.engine._csv`)."""
+    ws.run(f"reading {label}", _io.warn_empty_text, counts, label)
 
 
 def check_columns(flag: str, names, header, label: str) -> None:

@@ -19,7 +19,7 @@ from .._selection import default_variables
 from ..engine._risk import combinations_in_engine, writing_individual
 from ..engine._tables import SRC, scan
 from ..engine._utility import utility_engine
-from ..io import atomic_output, check_output, read_header, sigterm_as_exception
+from ..io import atomic_output, check_output, read_header, reading_as, sigterm_as_exception
 from ..problem import engine_risk_model, engine_utility_model, utility_columns
 from ..report import risk_text, utility_text
 from ..risk import measure_risk
@@ -233,9 +233,11 @@ def _scan(path: str, args, label: str, ws=None):
                                                                                    "--text") or (),
                "schema": schema}
     def opened():  # the reader's warnings (a header naming a column twice) are the pandas path's: "reading LABEL"
-        s = scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit,
-                 **duckdb_settings(args.memory_limit) if engine == "duckdb" else {}, **reading)
-        s.table()
+        # (its empty text fields are said later, for the columns the command uses: _warn_empty_text)
+        with reading_as(label, ()):
+            s = scan(path, id=args.id, engine=engine, memory_limit=args.memory_limit,
+                     **duckdb_settings(args.memory_limit) if engine == "duckdb" else {}, **reading)
+            s.table()
         return s
 
     try:

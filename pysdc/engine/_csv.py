@@ -27,8 +27,9 @@ A header naming a column more than once gets the names of the pandas path (R's `
 ones ``name.1``, ``name.2``; :func:`pysdc.io.read_header`), so a key ``name`` is the first column, and the
 same :class:`~pysdc.PysdcWarning` (:func:`pysdc.io.warn_repeated_names`, from the first file's header line).
 The survey that types the columns also counts each text column's empty fields (read as the value ``""``,
-as by R): they are left in ``opts["empty_text"]`` (column -> count, text columns with at least one), for
-the command line's warning that the pandas path gives from its frame (no extra pass over the data).
+as by R; no extra pass over the data): they are said as :func:`pysdc.read_table` says them
+(:func:`pysdc.io.warn_empty_text`, when the table is opened) and left in ``opts["empty_text"]`` (column ->
+count, text columns with at least one), from which the command line says those of the columns it uses.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from ..io import (
     check_dtype_fits,
     effective_entry,
     warn_big_integers,
+    warn_empty_text,
     warn_repeated_names,
 )
 
@@ -337,7 +339,7 @@ def _check(row: dict, header: list, classes: dict, sch, what: str) -> None:
                 raise InvalidParameterError(str(exc).replace(" (row 1)", "").replace(" (row 2)", "")) from None
 
 
-def _survey(fetch, sql: _Sql, opts: dict, src: str, what: str) -> dict:
+def _survey(fetch, sql: _Sql, opts: dict, src: str, what: str, where: str) -> dict:
     header = opts["header"]
     sch = opts["schema"]
     text = set(opts["text_columns"])
@@ -356,11 +358,18 @@ def _survey(fetch, sql: _Sql, opts: dict, src: str, what: str) -> dict:
     # categories or text; a column of blank fields only is logical, all missing, and has none)
     opts["empty_text"] = {name: int(row[f"y{i}"]) for i, name in enumerate(header)
                           if classes[name] == "character" and row[f"y{i}"]}
+    warn_empty_text(opts["empty_text"], where, stacklevel=5)  # as read_table says them
     return classes
 
 
 def _what(files: list) -> str:
     return repr(files[0]) if len(files) == 1 else f"the {len(files)} CSV files ({files[0]!r} ...)"
+
+
+def _where(files: list) -> str:
+    """The table in the warnings, as read_table names it (its file's name)."""
+    first = Path(files[0]).name
+    return first if len(files) == 1 else f"the {len(files)} CSV files ({first} ...)"
 
 
 # =============================================================================
@@ -378,6 +387,15 @@ def duckdb_csv(con, files: list, opts: dict):
         raise InvalidParameterError(
             f"DuckDB's CSV reader cannot decode {opts['encoding']!r} (it reads UTF-8, UTF-16 and latin-1); use "
             "--engine pandas (read_table), or convert the files to UTF-8 first (iconv -f cp1252 -t utf-8).")
+    folded: dict = {}
+    for n in opts["header"]:
+        folded.setdefault(n.lower(), []).append(n)
+    clash = next((v for v in folded.values() if len(v) > 1), None)
+    if clash:  # DuckDB's names are not case-sensitive: "A" would select the column "a"
+        raise InvalidParameterError(
+            f"the header of {_where(files)} has column names that differ only in case ({', '.join(map(repr, clash))}), "
+            "which DuckDB cannot tell apart (its names are not case-sensitive); use --engine pandas "
+            "(pysdc.read_table), or rename the columns.")
     sql = _Sql("duckdb")
     listed = "[" + ", ".join(sql.lit(os.fspath(f)) for f in files) + "]"
     columns = "{" + ", ".join(f"{sql.lit(n)}: 'VARCHAR'" for n in opts["header"]) + "}"
@@ -408,7 +426,7 @@ def duckdb_csv(con, files: list, opts: dict):
         except duckdb.Error as exc:
             raise _duck_error(exc, what, opts) from None
 
-    classes = _survey(fetch, sql, opts, src, what)
+    classes = _survey(fetch, sql, opts, src, what, _where(files))
     return con.sql(_typed_sql(sql, opts["header"], classes, opts["decimal"], src))
 
 
@@ -503,5 +521,5 @@ def spark_csv(spark, files: list, opts: dict):
     def fetch(query: str) -> list:
         return [r.asDict() for r in spark.sql(query).collect()]
 
-    classes = _survey(fetch, sql, opts, view2, what)
+    classes = _survey(fetch, sql, opts, view2, what, _where(files))
     return clean.selectExpr(*_typed_exprs(sql, header, classes, opts["decimal"]))

@@ -93,7 +93,10 @@ A record with more fields than the header, and text with a NUL character, are re
 :class:`~pysdc.InvalidParameterError` naming the line (R's ``read.csv`` would shift such fields into
 other columns or rows, and ends a field at a NUL, losing the rest of the line); a record with fewer
 fields is filled with missing values, as in R (``fill = TRUE``). A header naming a column more than once
-is read as R's ``read.csv`` names it (the later ones ``name.1``, ``name.2``), with a warning. A
+is read as R's ``read.csv`` names it (``make.unique``: the later ones ``name.1``, ``name.2``, skipping names the
+header already has: ``a, a, a.1`` reads as ``a, a.2, a.1``), with a warning naming the names given. Empty text
+fields in text and factor columns of a CSV file (the value ``""``, as in R) are said with a warning
+(:func:`warn_empty_text`; not when ``na_values`` lists ``""``). A
 schema's ``dtype`` must be one its ``r_class`` allows and must hold every value (``"int8"`` does not hold 651: refused, naming the
 value and its row), never a silent conversion.
 
@@ -112,7 +115,7 @@ from ._csv_write import write_table
 from ._dialect import DIALECT_DEFAULTS, csv_dialect, resolve_dialect, separator_hint
 from ._interchange import as_frame, interchange_kind, is_interchange, to_pandas
 from ._labelled_write import Codebook, read_codebook, recoded_key_labels, write_labelled
-from ._read import PROGRESS_MIN_BYTES, read_header, read_table, warn_repeated_names
+from ._read import PROGRESS_MIN_BYTES, read_header, read_table, reading_as, warn_empty_text, warn_repeated_names
 from ._schema import SCHEMA_FORMAT, effective_entry, read_schema, table_schema
 from ._values import BLANK_CHARS, FALSE_TEXTS, INFER_LOGICAL_TEXTS, TRUE_TEXTS, check_dtype_fits, warn_big_integers
 from ._write import Terminated, atomic_output, check_output, refuse_overwriting_inputs, sigterm_as_exception, write_bytes, write_text
@@ -125,7 +128,7 @@ __all__ = [
     "write_table", "schema_path", "read_schema", "table_schema", "effective_entry", "SCHEMA_FORMAT",
     # R's texts and the dtype check (shared with the engines' CSV readers)
     "TRUE_TEXTS", "FALSE_TEXTS", "INFER_LOGICAL_TEXTS", "BLANK_CHARS", "check_dtype_fits", "warn_big_integers",
-    "warn_repeated_names",
+    "warn_repeated_names", "warn_empty_text", "reading_as",
     # outputs
     "check_output", "refuse_overwriting_inputs", "atomic_output", "write_bytes", "write_text",
     "sigterm_as_exception", "Terminated",

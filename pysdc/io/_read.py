@@ -5,6 +5,7 @@ refused; progress on stderr for large files). :mod:`pysdc.io`'s docstring descri
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import gzip
 import io
 import sys
@@ -24,7 +25,7 @@ from ._labelled import labelled_header, read_labelled
 from ._schema import effective_entry, read_schema
 from ._values import FALSE_TEXTS, TRUE_TEXTS, _bool_series, _convert, _infer, _int_series, _typed_levels, check_dtype_fits
 
-__all__ = ["read_table", "read_header", "warn_repeated_names", "PROGRESS_MIN_BYTES"]
+__all__ = ["read_table", "read_header", "warn_repeated_names", "warn_empty_text", "reading_as", "PROGRESS_MIN_BYTES"]
 
 _SPSS = (".sav", ".zsav", ".por")
 _STATA = (".dta",)
@@ -254,21 +255,89 @@ def _read_text(path: Path, na_values, nrows=None, usecols=None, dialect=(",", ".
 
 
 def warn_repeated_names(path, dialect: tuple, *, stacklevel: int = 3) -> None:
-    """A header naming a column more than once: the later ones are read as ``name.1``, ``name.2`` (the
-    names R's read.csv gives them), so a flag naming ``name`` takes the first; said, not silent.
+    """A header naming a column more than once: the later ones are read under the names R's read.csv gives
+    them (``make.unique``: ``name.1``, ``name.2``, skipping names the header already has, so ``a, a, a.1``
+    reads as ``a, a.2, a.1``), so a flag naming ``name`` takes the first; said, naming the names given.
     Reads the header line only; shared by :func:`read_table` and the engines' CSV readers
     (:mod:`pysdc.engine._csv`), which take the same names from :func:`read_header`."""
     path = Path(path)
     first = _pandas_call(path, dialect, False, header=None, nrows=1, dtype=object, keep_default_na=False,
                          na_values=[])
-    names = pd.Series([str(v) for v in first.iloc[0]] if len(first) else [], dtype=object)
+    raw = [str(v) for v in first.iloc[0]] if len(first) else []
+    names = pd.Series(raw, dtype=object)
     repeated = list(dict.fromkeys(names[names.duplicated()]))
     if repeated:
+        given = [str(c) for c in _read_text(path, ("NA",), nrows=0, dialect=dialect).columns]
+        later = [g for g, dup in zip(given, names.duplicated()) if dup]
+        shown = ", ".join(map(repr, later[:10])) + (f" and {len(later) - 10} more" if len(later) > 10 else "")
         warnings.warn(
             f"the header of {path.name} names {', '.join(map(repr, repeated[:10]))} more than once; the later "
-            f"columns are read as {repeated[0] + '.1'!r} and so on (as R's read.csv names them), and "
+            f"columns are read as {shown} (as R's read.csv names them), and "
             f"{repeated[0]!r} is the first of them: check that each name you give is the column you mean.",
             PysdcWarning, stacklevel=stacklevel)
+
+
+#: (label, columns) of :func:`reading_as`
+_READING_AS: contextvars.ContextVar = contextvars.ContextVar("pysdc_reading_as", default=None)
+#: at most this many empty-text warnings one by one for a table; the other columns in one more
+_EMPTY_TEXT_SHOWN = 10
+
+
+@contextlib.contextmanager
+def reading_as(label: str, columns=None):
+    """Within it, the readers' warning on empty text fields (:func:`warn_empty_text`) names the table ``label``
+    (the command line's DATA, ORIGINAL, MASKED) instead of its file, and covers only ``columns`` (None: every
+    column read; ``()``: none, for a caller that warns later from the counts, e.g. ``Scan.csv["empty_text"]``,
+    once it knows the columns it uses)."""
+    token = _READING_AS.set((label, None if columns is None else {c for c in columns if c}))
+    try:
+        yield
+    finally:
+        _READING_AS.reset(token)
+
+
+def warn_empty_text(counts: dict, where: str, *, stacklevel: int = 3) -> None:
+    """The warning on empty text fields (column -> count) of a CSV table ``where``: they are read as the value
+    ``""``, as R's read.csv reads them, not as missing. The one wording of :func:`read_table`, of the engines'
+    readers (:func:`pysdc.scan`, counted in their typing survey) and of the command line."""
+    ctx = _READING_AS.get()
+    if ctx is not None:
+        where, columns = ctx
+        if columns is not None:
+            counts = {c: n for c, n in counts.items() if c in columns}
+    counts = {c: int(n) for c, n in counts.items() if n}
+    advice = ("they are read as the category \"\" (a value like any other, as R's read.csv does), not as missing "
+              "values. If they mean missing (pandas writes missing values so), add --na '' to read them as missing "
+              "(in Python: '' among na_values).")
+    items = list(counts.items())
+    for col, n in items[:_EMPTY_TEXT_SHOWN]:
+        warnings.warn(f"column {col!r} of {where} has {n} empty text field(s); {advice}", PysdcWarning,
+                      stacklevel=stacklevel)
+    rest = items[_EMPTY_TEXT_SHOWN:]
+    if rest:
+        shown = ", ".join(repr(c) for c, _ in rest[:10]) + (" ..." if len(rest) > 10 else "")
+        warnings.warn(f"{len(rest)} more columns of {where} ({shown}) have {sum(n for _, n in rest)} empty text "
+                      f"field(s); {advice}", PysdcWarning, stacklevel=stacklevel)
+
+
+def _empty_text_counts(df: pd.DataFrame) -> dict:
+    """The empty text fields of a frame's text and categorical columns (column -> count, only those with one)."""
+    counts = {}
+    for j, col in enumerate(df.columns):
+        s = df.iloc[:, j]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = s.cat.categories
+            if cats.dtype != object and not isinstance(cats.dtype, pd.StringDtype):
+                continue
+            at = np.flatnonzero(cats.astype(object) == "")
+            n = int((s.cat.codes.to_numpy() == at[0]).sum()) if len(at) else 0
+        elif s.dtype == object or isinstance(s.dtype, pd.StringDtype):
+            n = int((s == "").fillna(False).to_numpy(dtype=bool).sum())
+        else:
+            continue
+        if n:
+            counts[str(col)] = n
+    return counts
 
 
 def read_header(path, *, sep=None, encoding=None) -> list[str]:
@@ -467,7 +536,7 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
                     if n in text_columns else
                     _infer(raw.iloc[:, i].to_numpy(dtype=object), f"column {n!r} of {path.name}", dialect[1]))
                 for i, n in enumerate(names)}
-        return pd.DataFrame(cols, columns=names)
+        return _said(pd.DataFrame(cols, columns=names), path)
     sch = read_schema(schema)
     if usecols is not None:
         sch = {**sch, "columns": [c for c in sch["columns"] if c["name"] in set(usecols)]}
@@ -491,12 +560,18 @@ def read_table(path, schema=None, *, na_values=("NA",), usecols=None, text_colum
     entries = [effective_entry(e, text_columns) for e in sch["columns"]]
     fast = _read_typed_fast(path, entries, na_values, usecols, dialect, show)
     if fast is not None:
-        return fast
+        return _said(fast, path)
     raw = _read_text(path, na_values, usecols=usecols, dialect=dialect, show=show)
     cols = {e["name"]: _convert(raw.iloc[:, i].to_numpy(dtype=object), e, f"column {e['name']!r} of {path.name}",
                                 dialect[1])
             for i, e in enumerate(entries)}
-    return pd.DataFrame(cols, columns=want)
+    return _said(pd.DataFrame(cols, columns=want), path)
+
+
+def _said(df: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """A CSV table read: its empty text fields said (:func:`warn_empty_text`)."""
+    warn_empty_text(_empty_text_counts(df), path.name, stacklevel=4)
+    return df
 
 
 def _read_parquet(path: Path) -> pd.DataFrame:

@@ -84,10 +84,11 @@ def _reading(report: dict) -> list:
 @pytest.mark.parametrize("on", ENGINES, indirect=True)
 def test_a_repeated_name_is_named_as_by_read_csv_and_said_on_every_engine(data, on):
     names, said, _ = _read(data, on)
+    said = [m for m in said if "more than once" in m]  # (the empty text fields are said too: below)
     assert names == _NAMES
     assert len(said) == 1
     assert "names 'rb090' more than once" in said[0] and "'rb090.1'" in said[0]
-    assert said == _read(data, "pandas")[1]  # the same words
+    assert said == [m for m in _read(data, "pandas")[1] if "more than once" in m]  # the same words
 
 
 @pytest.mark.parametrize("on", ENGINES, indirect=True)
