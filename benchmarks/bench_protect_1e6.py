@@ -299,7 +299,7 @@ def main(argv=None) -> int:
             pickle.dump({"main": make_main(n), "population": make_population(n)}, f, protocol=5)
         os.replace(tmp, data)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).parent).stdout.strip()
+                            cwd=Path(__file__).parent).stdout.strip() or "(not a git work tree)"
     print(f"# N = {n:,}, commit {commit}, load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start, "
           f"limit {a.limit:.0f} s of CPU ({a.wall_limit:.0f} s wall) a case", flush=True)
     rows = ["| case | CPU (s) | wall (s) | peak RSS (GiB) | load | ≤ 60 s CPU and ≤ 4 GiB |",
