@@ -106,6 +106,15 @@ def csv_options(files: list, *, na_values=("NA",), text_columns=(), sep=None, de
             raise InvalidParameterError(
                 f"the columns of {first.name} do not match its schema (file {header[:10]}, schema {names[:10]}); "
                 "pass the right schema or fix the file.")
+    folded: dict = {}
+    for n in header:
+        folded.setdefault(n.lower(), []).append(n)
+    clash = next((v for v in folded.values() if len(v) > 1), None)
+    if clash:  # (DuckDB: a query of "A" selected the column "a"; Spark: COLUMN_ALREADY_EXISTS)
+        raise InvalidParameterError(
+            f"the header of {_where(files)} has column names that differ only in case ({', '.join(map(repr, clash))}), "
+            "which DuckDB and Spark cannot tell apart (their names are not case-sensitive); use --engine pandas "
+            "(pysdc.read_table), or rename the columns.")
     unknown = [c for c in text_columns or () if c not in header]
     if unknown:
         raise InvalidParameterError(f"text_columns names column(s) {unknown[:10]} that the files do not have; "
@@ -387,15 +396,6 @@ def duckdb_csv(con, files: list, opts: dict):
         raise InvalidParameterError(
             f"DuckDB's CSV reader cannot decode {opts['encoding']!r} (it reads UTF-8, UTF-16 and latin-1); use "
             "--engine pandas (read_table), or convert the files to UTF-8 first (iconv -f cp1252 -t utf-8).")
-    folded: dict = {}
-    for n in opts["header"]:
-        folded.setdefault(n.lower(), []).append(n)
-    clash = next((v for v in folded.values() if len(v) > 1), None)
-    if clash:  # DuckDB's names are not case-sensitive: "A" would select the column "a"
-        raise InvalidParameterError(
-            f"the header of {_where(files)} has column names that differ only in case ({', '.join(map(repr, clash))}), "
-            "which DuckDB cannot tell apart (its names are not case-sensitive); use --engine pandas "
-            "(pysdc.read_table), or rename the columns.")
     sql = _Sql("duckdb")
     listed = "[" + ", ".join(sql.lit(os.fspath(f)) for f in files) + "]"
     columns = "{" + ", ".join(f"{sql.lit(n)}: 'VARCHAR'" for n in opts["header"]) + "}"

@@ -146,14 +146,15 @@ def test_live_the_names_said_are_read_csvs(tmp_path, header):
     assert f"read as {', '.join(map(repr, later))} (as R's" in said[0]
 
 
-@pytest.mark.duckdb
-def test_duckdb_refuses_names_that_differ_only_in_case_clearly(tmp_path):
-    # an office file with 'id' and 'ID': DuckDB's names are not case-sensitive (a query of "ID" took the column
-    # 'id'); it failed with DuckDB's binder error about struct_pack, now a clear refusal naming the columns
+@pytest.mark.parametrize("on", ENGINES[1:], indirect=True)
+def test_the_engines_refuse_names_that_differ_only_in_case_alike(tmp_path, on):
+    # an office file with 'id' and 'ID': DuckDB's and Spark's names are not case-sensitive (on DuckDB a query of
+    # "ID" took the column 'id'); DuckDB failed with its binder error about struct_pack, Spark with
+    # COLUMN_ALREADY_EXISTS; now one clear refusal naming the columns
     from pysdc import InvalidParameterError
 
     p = tmp_path / "case.csv"
     p.write_text("id,ID,w\n1,x,2\n3,y,4\n", encoding="utf-8")
     assert list(read_table(p).columns) == ["id", "ID", "w"]
     with pytest.raises(InvalidParameterError, match=r"differ only in case \('id', 'ID'\).*--engine pandas"):
-        scan(str(p)).table()
+        scan(str(p), engine=on).table()
