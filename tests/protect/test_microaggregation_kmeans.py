@@ -5,11 +5,14 @@ the stops; native: the refusal that remains (bclust), the stream, R's stops pass
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from pysdc._errors import InvalidParameterError, RCallError
+from pysdc._errors import InvalidParameterError, PysdcWarning, RCallError
 from pysdc.core.kmeans import kmeans
 from pysdc.core.microagg_clust import clust_order
 from pysdc.core.rrandom import RRandom
@@ -111,3 +114,44 @@ def test_live_stops_like_sdcmicro(bridge, nc):
             break
     else:
         pytest.fail(f"unexpected R message: {r_msg}")
+
+
+# R's kmeans warnings and the stops after it, on r_reference/inputs/kmeans/nearly.csv (records a few ulps apart;
+# the stored kmeans cases kmeans:nearly:* give R's warnings): (nc, seed, method) -> R's warning, sdcMicro's stop
+NEARLY = [
+    (6, 4, "influence", "did not converge in 10 iterations", None),
+    (6, 4, "clustpca", "did not converge in 10 iterations", "constant within cluster"),
+    (2, 14, "influence", "Quick-TRANSfer stage steps exceeded maximum (= 2900)", "largest value on two variables"),
+    (2, 14, "clustpca", "Quick-TRANSfer stage steps exceeded maximum (= 2900)", None),
+]
+
+
+def _nearly():
+    path = Path(__file__).resolve().parents[2] / "r_reference" / "inputs" / "kmeans" / "nearly.csv"
+    return pd.DataFrame(np.loadtxt(path, delimiter=","), columns=["a", "b"])
+
+
+@pytest.mark.parametrize(("nc", "seed", "method", "warning", "stop"), NEARLY)
+def test_kmeans_warnings_passed_on(nc, seed, method, warning, stop):
+    kw = dict(variables=["a", "b"], aggr=3, method=method, nc=nc, clustermethod="kmeans", random_state=seed)
+    with pytest.warns(PysdcWarning, match=re.escape(warning)):
+        if stop is None:
+            microaggregation(_nearly(), **kw)
+        else:
+            with pytest.raises(InvalidParameterError, match=stop):
+                microaggregation(_nearly(), **kw)
+
+
+@pytest.mark.live
+@pytest.mark.parametrize(("nc", "seed", "method", "warning", "stop"), NEARLY)
+def test_live_kmeans_warnings_as_sdcmicro(bridge, nc, seed, method, warning, stop):
+    kw = dict(variables=["a", "b"], aggr=3, method=method, nc=nc, clustermethod="kmeans", random_state=seed)
+    if stop is not None:
+        with pytest.raises(RCallError):
+            bridge.microaggregation(_nearly(), **kw)
+        return
+    with pytest.warns(UserWarning, match=re.escape(warning)):
+        ref = bridge.microaggregation(_nearly(), **kw).mx
+    with pytest.warns(PysdcWarning, match=re.escape(warning)):
+        nat = microaggregation(_nearly(), **kw).mx
+    pd.testing.assert_frame_equal(nat, ref, check_exact=True, check_dtype=False)
