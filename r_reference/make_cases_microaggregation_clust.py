@@ -243,11 +243,30 @@ def na_cases() -> list[dict]:
     return out
 
 
+def kmeans_cases() -> list[dict]:
+    """clustermethod kmeans: R's stats::kmeans draws its initial centres from R's stream (``seed``: set.seed)."""
+    m60, m200, m70, m24 = "ma60.csv.gz", "mc200.csv.gz", "mc70.csv.gz", "mc24.csv.gz"
+    out = []
+    for method in ("clustpca", "influence", "clustpppca", "clustmcdpca"):
+        t = [method, "kmeans", "seeded"]
+        out += [
+            case(f"ma60:{method}:kmeans:nc3", m60, t, variables=X4, aggr=3, method=method, nc=3,
+                 clustermethod="kmeans", seed=21),
+            case(f"mc70:{method}:kmeans:nc4", m70, t, variables=PQR, aggr=3, method=method, nc=4,
+                 clustermethod="kmeans", seed=22, transf="none"),
+            case(f"mc200:{method}:kmeans:strata", m200, t + ["ties", "strata"], variables=ABC, aggr=3,
+                 method=method, nc=3, clustermethod="kmeans", seed=23, strata_variables=["g"]),
+            case(f"mc24:{method}:kmeans:nc8", m24, t + ["ties"], variables=HIJ, aggr=2, method=method,
+                 nc=8, clustermethod="kmeans", seed=24),
+        ]
+    return out
+
+
 def main() -> None:
     write_inputs()
     (HERE / "cases").mkdir(exist_ok=True)
     cs = (method_cases("clustpca") + method_cases("influence") + method_cases("clustpppca") + pppca_cases()
-          + mcd_cases() + na_cases())
+          + mcd_cases() + na_cases() + kmeans_cases())
     (HERE / "cases" / f"{F}.json").write_text(json.dumps({"cases": cs}, indent=1, sort_keys=True) + "\n",
                                               encoding="utf-8")
 
