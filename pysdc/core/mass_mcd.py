@@ -113,7 +113,9 @@ def _kth(d2: np.ndarray, k: int) -> float:
     return float(np.partition(d2, k)[k])
 
 
-def _subsets(n: int, ps: int, nsamp: int, rng):
+def lqs_subsets(n: int, ps: int, nsamp: int, rng):
+    """MASS's (lqs / cov.mcd) subsets of ``ps`` of ``n`` records: every one in lexicographic order when ``rng`` is
+    None, else ``nsamp`` drawn without replacement from R's stream (``rng.unif_rand``) as MASS draws them."""
     if rng is None:  # every subset, in lexicographic order
         for c in itertools.combinations(range(n), ps):
             yield np.asarray(c, dtype=np.int64)
@@ -136,7 +138,7 @@ def _fitlots(x: np.ndarray, quan: int, rng, nsamp: int) -> np.ndarray:
     best = math.inf
     bestone = np.zeros(n, dtype=bool)
     thiscrit = 0.0
-    for which in _subsets(n, p + 1, nsamp, rng):
+    for which in lqs_subsets(n, p + 1, nsamp, rng):
         r = _do_one(x, which, p + 1)
         if r is None:
             continue

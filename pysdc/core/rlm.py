@@ -31,7 +31,6 @@ scales within ``pysdc._tolerances``' ``("rlm", "coefficients")``: the least-squa
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import InvalidParameterError
-from .mass_mcd import dqrdc2
+from .mass_mcd import dqrdc2, lqs_subsets
 
 __all__ = ["LqsS", "RlmFit", "lqs_s", "rlm_mm", "lm_wfit_resid"]
 
@@ -84,23 +83,6 @@ def _fitted(x: np.ndarray, coef: np.ndarray) -> np.ndarray:
     for j in range(x.shape[1]):
         f += x[:, j] * coef[j]
     return f
-
-
-def _subsets(n: int, p: int, nsamp: int, rng):
-    if rng is None:
-        for c in itertools.combinations(range(n), p):
-            yield np.asarray(c, dtype=np.int64)
-        return
-    for _ in range(nsamp):
-        ind = np.arange(n)
-        nn = n
-        out = np.empty(p, dtype=np.int64)
-        for i in range(p):
-            j = int(nn * rng.unif_rand())
-            out[i] = ind[j]
-            nn -= 1
-            ind[j] = ind[nn]
-        yield out
 
 
 _SCALE_MAXIT = 30  # observed: MASS stops the fixed-point steps of a subset's scale after 30
@@ -167,7 +149,7 @@ def lqs_s(x: np.ndarray, y: np.ndarray, rng=None) -> LqsS:
     coef = None
     bestone = None
     sing = 0
-    for which in _subsets(n, p, nsamp, rng if sample else None):
+    for which in lqs_subsets(n, p, nsamp, rng if sample else None):
         b = _solve_square(x[which], y[which])
         if b is None:
             sing += 1
