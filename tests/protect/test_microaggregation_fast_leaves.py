@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _mdav_cells import cells as _cells
+from _mdav_cells import scan_farthest as _scan_farthest
 
 from pysdc.core import microagg
-from pysdc.core import microagg_fast as mf
 
 
 def _data(seed: int, n: int, kind: str) -> np.ndarray:
@@ -44,20 +45,6 @@ def _data(seed: int, n: int, kind: str) -> np.ndarray:
 
 
 KINDS = ["zero_inflated", "ties", "duplicates", "one_variable", "many_variables"]
-
-
-def _scan_farthest(x, alive, q, w):
-    rows = np.flatnonzero(alive[:x.shape[0]])
-    d = mf._d32(x[rows], q, w)
-    return int(rows[d == d.max()].min())
-
-
-def _cells(x):
-    w = mf.complete_weights(x)
-    z = x * np.sqrt(w)
-    eta = (x.shape[1] + 2) * 2.0 ** -22
-    sig = 1e-12 * (float(np.abs(z).max()) + 1.0)
-    return mf._Cells(x, z, w, eta, sig, mf._LEAF), z, w
 
 
 @pytest.mark.parametrize("kind", KINDS)

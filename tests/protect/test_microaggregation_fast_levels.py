@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _mdav_cells import cells as _cells
+from _mdav_cells import scan_farthest as _scan_farthest
 
 from pysdc.core import microagg
 from pysdc.core import microagg_fast as mf
@@ -32,20 +34,6 @@ def _shaped(seed: int, n: int, kind: str) -> np.ndarray:
         base = np.column_stack([rng.integers(0, 5, n // 40), rng.lognormal(size=n // 40)])
         return np.repeat(base, 40, axis=0)[rng.permutation(n - n % 40)]
     raise ValueError(kind)
-
-
-def _scan_farthest(x, alive, q, w):
-    rows = np.flatnonzero(alive[:x.shape[0]])
-    d = mf._d32(x[rows], q, w)
-    return int(rows[d == d.max()].min())
-
-
-def _cells(x):
-    w = mf.complete_weights(x)
-    z = x * np.sqrt(w)
-    eta = (x.shape[1] + 2) * 2.0 ** -22
-    sig = 1e-12 * (float(np.abs(z).max()) + 1.0)
-    return mf._Cells(x, z, w, eta, sig, mf._LEAF), z, w
 
 
 @pytest.mark.parametrize("kind", ["zero_inflated", "ties", "copies"])
