@@ -67,8 +67,11 @@ def medoid_ties(x: np.ndarray, medoids: np.ndarray) -> np.ndarray:
 
 
 def clust_order(x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, method: str,
-                varsort: int = 1, rng=None) -> np.ndarray:
-    """The records (0-based) in sdcMicro's order: cluster after cluster, each ordered as ``method`` does."""
+                varsort: int = 1, rng=None, arbitrary: list | None = None) -> np.ndarray:
+    """The records (0-based) in sdcMicro's order: cluster after cluster, each ordered as ``method`` does.
+
+    ``arbitrary`` (clustpca): gets the 1-based clusters whose first principal axis is arbitrary (equal leading
+    eigenvalues: :func:`pysdc.core.microagg_pca.first_axis_arbitrary`)."""
     nc = medoids.shape[0]
     cen = centres_of(x, medoids)
     parts = []
@@ -83,7 +86,10 @@ def clust_order(x: np.ndarray, clustering: np.ndarray, medoids: np.ndarray, meth
         elif method == "clustmcdpca":
             key = mcd_pca_scores(x[w], rng)
         else:
-            key = pca_scores(x[w])
+            tie: list = []
+            key = pca_scores(x[w], tie)
+            if tie and arbitrary is not None:
+                arbitrary.append(c + 1)
         parts.append(w[np.argsort(key, kind="stable")])
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 

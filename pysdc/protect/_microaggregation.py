@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .._errors import CoercionWarning, InvalidParameterError
+from .._errors import CoercionWarning, DegenerateResultWarning, InvalidParameterError
 from .._validation import Any_, Columns, Constraint, Frame, Options, user_stacklevel, validate_params
 from ..core.microagg import (
     MDAV_MISSING,
@@ -190,6 +190,22 @@ def _stratified(fn, x: np.ndarray, strata: np.ndarray, nstrata: int, weights=Non
         groups[rows] = g + offset
         offset = int(g.max()) + 1 + offset if g.size else offset
     return out, groups
+
+
+def _warn_arbitrary_axis(method: str, arbitrary: list, labels: list[str]) -> None:
+    """Warn that princomp's first axis is arbitrary where its two largest eigenvalues are equal (``arbitrary``:
+    the runner's ``(stratum, clusters or None)``; :func:`pysdc.core.microagg_pca.first_axis_arbitrary`)."""
+    where = []
+    for s, clusters in arbitrary:
+        of = f"stratum {labels[s]!r}" if labels else "the data"
+        where.append(f"{'cluster' if len(clusters) == 1 else 'clusters'} {', '.join(map(str, clusters))} of {of}"
+                     if clusters else of)
+    warnings.warn(
+        f"microaggregation(method={method!r}): the correlation matrix of {'; '.join(where)} has two equal largest "
+        "eigenvalues (e.g. two variables with correlation exactly 0), so its first principal component is any "
+        "direction of their plane: the order of the records, hence the groups, is arbitrary -- in sdcMicro too, "
+        "where LAPACK's rounding picks the axis -- and pysdc's may differ from sdcMicro's (returned as computed).",
+        DegenerateResultWarning, stacklevel=user_stacklevel())
 
 
 def _too_few(n: int, aggr: int) -> None:
@@ -460,6 +476,8 @@ def microaggregation(data, variables=None, aggr: int = 3, strata_variables=None,
             f"sorts it, the i-th weight of the whole data, not its own weight, for the weighted {measure}; returned "
             "as sdcMicro does. weights_by='record' gives every record its own weight.",
             CoercionWarning, stacklevel=user_stacklevel())
+    if getattr(run, "arbitrary", None):
+        _warn_arbitrary_axis(method, run.arbitrary, labels)
     if sum(getattr(run, "dropped", ())):
         warnings.warn(
             f"microaggregation(method='rmd'): {sum(run.dropped)} present value(s) dropped: sdcMicro's rmd gives a "

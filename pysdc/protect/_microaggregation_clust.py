@@ -171,9 +171,14 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
             warnings.warn(f"microaggregation(method={method!r}): R's kmeans warns: {note} (the clusters are R's).",
                           PysdcWarning, stacklevel=user_stacklevel())
         _check_clusters(method, x, clustering, medoids, varsort)
-        return clust_order(x, clustering, medoids, method, varsort, rng)
+        tied: list = []
+        order = clust_order(x, clustering, medoids, method, varsort, rng, tied)
+        if tied:  # the stratum (the runner's call, 0-based) and its clusters whose first principal axis is arbitrary
+            run.arbitrary.append((run.calls - 1, tied))
+        return order
 
     def run(x, weights_for=None):
+        run.calls += 1
         try:
             order = {"pppca": _pppca_order, "mcdpca": _mcdpca_order}.get(method, _clust_order)(x)
         except MCDError as exc:
@@ -202,4 +207,6 @@ def clust_runner(method: str, aggr: int, measure: str, trim: float, nc: int, clu
     run.per_column = False
     run.weighted = True
     run.note = []
+    run.calls = 0
+    run.arbitrary = []  # (stratum, [clusters]) whose princomp has equal leading eigenvalues (clustpca)
     return run

@@ -79,8 +79,12 @@ def more_runner(method: str, aggr: int, measure: str, trim: float, random_state=
         raise InvalidParameterError(f"microaggregation: trim must be a finite number (R's mean(x, trim)); got {trim!r}.")
     if method == "pca":
         def run(x, weights_for=None):
+            run.calls += 1  # the stratum's number (1-based)
             _check(method, x, aggr)
-            order = np.argsort(pca_scores(x), kind="stable")  # sdcMicro's sorted data
+            tied: list = []
+            order = np.argsort(pca_scores(x, tied), kind="stable")  # sdcMicro's sorted data
+            if tied:  # equal leading eigenvalues: the stratum's first principal axis is arbitrary
+                run.arbitrary.append((run.calls - 1, None))
             base = fixed_groups(x.shape[0], aggr)
             g = np.empty(x.shape[0], dtype=np.int64)
             g[order] = base
@@ -90,6 +94,8 @@ def more_runner(method: str, aggr: int, measure: str, trim: float, random_state=
             return vals, g
         run.weighted = True  # sampling weights: the weighted mean/median (weights_for: microaggregation's)
         run.note = []
+        run.calls = 0
+        run.arbitrary = []  # (stratum, None) whose princomp has equal leading eigenvalues
     elif method == "rmd":
         if random_state is not None and not isinstance(random_state, RRandom):
             if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, numbers.Integral):
