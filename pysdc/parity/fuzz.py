@@ -269,7 +269,10 @@ def _markdown_methods(doc: dict, max_rows: int) -> str:
         "comparison (suppressed cells, groups, recodes and R-stream draws exactly; closed-form floats at the "
         "tolerances of `pysdc/_tolerances.py`). A refusal on one side only, or a raw (non-pysdc) error, is a "
         "mismatch. microaggregation is called twice on each data set: with mdav, simple, single or onedims, and "
-        f"with one of {', '.join(MORE_MICROAGGREGATION)} (the clustering ones with clara or pam). "
+        f"with one of {', '.join(MORE_MICROAGGREGATION)} (the clustering ones with clara, pam or kmeans). "
+        "shuffle is called with regmethod lm or MM; where half of the records or more lie exactly on one fit, "
+        "pysdc's MM stops and points to the bridge (sdcMicro's values there are decided by rounding): that "
+        "refusal on pysdc's side only counts as explained. "
         "rankSwap is called on a frame of the numeric variables with ties and missing values (varied TopPercent, "
         "BottomPercent, P, R0, int seeds) and compared value for value; where sdcMicro has no defined result "
         "(one extreme group empty but not the other) the bridge refuses and pysdc's warning counts as its "
@@ -455,8 +458,8 @@ def main(argv=None) -> int:
                         f"sets of at most {METHODS_MAX_N} records)")
     p.add_argument("--jobs", type=int, default=1, help="worker processes, each with its own R (default 1)")
     p.add_argument("--measures", nargs="+", metavar="RNAME",
-                   help="only these sdcMicro functions (e.g. suda2; with --methods: e.g. pram rankSwap), without the "
-                        "problem object")
+                   help="only these sdcMicro functions (e.g. suda2; with --methods: e.g. pram rankSwap, or "
+                        "microaggregation shuffle for kmeans and MM), without the problem object")
     p.add_argument("--merge", nargs="+", metavar="JSON",
                    help="merge the result files of runs over consecutive seed ranges into OUTPUT")
     p.add_argument("--recheck", action="store_true",
