@@ -31,6 +31,9 @@ NOT_IN_PARITY = {
                "tests/core/test_rrandom_normal.py",
     "rrandom": "R's Mersenne-Twister generator (runif, sample, .Random.seed after each call; not sdcMicro): "
                "tests/core/test_rrandom.py",
+    "kmeans": "stats::kmeans (Hartigan-Wong; not sdcMicro), the clustering of microaggregation's "
+              "clustermethod='kmeans', whose sdcMicro cases are in microaggregation_clust; its stored clusters, "
+              "errors, warnings and R-stream positions: tests/core/test_kmeans_hw.py",
     "gini": "laeken::gini (not sdcMicro), pysdc's utility report: tests/loss/test_gini.py",
     "regression": "stats::lm/glm (not sdcMicro), pysdc's regression utility: tests/loss/test_regression.py",
     "csv_typing": "R's read.csv typing of CSV files (utils, not sdcMicro): what pysdc's CSV reader must give "
