@@ -13,8 +13,8 @@ import pysdc.protect
 from pysdc._errors import InvalidParameterError
 from pysdc._registry._methods import METHODS
 from pysdc.core import rlm
-from pysdc.parity import load_divergences
 from pysdc.parity import _fuzz_methods as fm
+from pysdc.parity import load_divergences
 from pysdc.parity._fuzz_data import make_dataset
 from pysdc.parity._fuzz_methods import method_variants, run_methods
 
@@ -80,7 +80,7 @@ def test_other_draws_are_unchanged_by_kmeans_and_mm(monkeypatch):
     for s in seeds:
         before = _calls(s)
         assert [c[0] for c in before] == [c[0] for c in now[s]]
-        for (r, v0, a0, d0), (_, v1, a1, d1) in zip(before, now[s]):
+        for (_r, v0, a0, d0), (_, v1, a1, d1) in zip(before, now[s]):
             assert d0.equals(d1)
             if a1.get("clustermethod") == "kmeans":
                 assert a0["clustermethod"] in ("clara", "pam") and v1 == v0.replace(f"+{a0['clustermethod']}",
