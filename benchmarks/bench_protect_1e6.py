@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from bench_protect_swap import population as make_population  # the household population of the swap benchmark
 
 VARS = ["a", "b", "c", "d"]
 KEYS = ["region", "sex", "age", "econ", "citizen"]
@@ -92,20 +93,6 @@ def make_main(n: int, seed: int = 1) -> pd.DataFrame:
         "econ": cat(econ, "e", 7), "citizen": cat(cit, "c", 3), "s": cat(rng.integers(0, 2, n), "u", 2),
         "w": exact(rng.lognormal(4, 0.5, n)),
     })
-
-
-def make_population(n: int, seed: int = 1) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    n_hh = int(n / 2.5)
-    size = np.minimum(rng.geometric(0.4, n_hh), 6)
-    hh = np.repeat(np.arange(n_hh), size)[:n]
-    nuts1 = rng.integers(1, 4, n_hh)
-    nuts2 = nuts1 * 10 + rng.integers(1, 4, n_hh)
-    nuts3 = nuts2 * 100 + rng.integers(1, 5, n_hh)
-    return pd.DataFrame({"nuts1": nuts1[hh], "nuts2": nuts2[hh], "nuts3": nuts3[hh],
-                         "lau2": (nuts3 * 10 + rng.integers(1, 4, n_hh))[hh], "hid": hh + 1, "hsize": size[hh],
-                         "htype": rng.integers(1, 8, n_hh)[hh], "ageGroup": rng.integers(1, 8, hh.size),
-                         "national": rng.choice(5, hh.size, p=[0.8, 0.08, 0.06, 0.04, 0.02]) + 1})
 
 
 # =============================================================================
